@@ -1,0 +1,328 @@
+//! The frontier cleaner.
+//!
+//! Before the frontier (see [`crate::frontier`]) it removes what a completed turn no longer
+//! needs: thinking blocks, the top-level `reasoning_content`, completed tool results together
+//! with the calls they answer, and assistant messages left with nothing to say. At and after
+//! the frontier it touches nothing.
+//!
+//! What the seed algorithm leaves implicit, and providers require (PROVIDERS.md), is decided
+//! here too:
+//! * a tool exchange (one assistant message's calls, parallel or not, and all their
+//!   results) is dropped or kept as a unit; a mixed text + calls message keeps its text;
+//! * an exchange whose removal would leave two user prompts adjacent is kept;
+//! * thinking is kept on a message that keeps tool calls unless its provider is known not to
+//!   need it, and inside the live tool loop;
+//! * a text remnant that would sit right before another assistant message is merged into it
+//!   (or, when that message must stay untouched, dropped), so roles still alternate.
+//!
+//! The cleaner only proposes; [`crate::gate`] checks the result.
+
+use crate::config::CleanConfig;
+use crate::frontier::{self, Frontier};
+use crate::message::{self, Kind, PartKind};
+use crate::pairing::Pairing;
+use crate::steps::Step;
+use crate::tokens;
+use serde::Serialize;
+use serde_json::Value;
+
+/// What the cleaner did, in the seed's terms plus a few of its own.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CleanStats {
+    pub messages_before: usize,
+    pub messages_after: usize,
+    pub tokens_before: usize,
+    pub tokens_after: usize,
+    /// Top-level `reasoning_content` fields cleared.
+    #[serde(rename = "cleanedRC")]
+    pub cleaned_rc: usize,
+    /// Thinking blocks removed.
+    pub cleaned_think: usize,
+    /// Completed tool results dropped.
+    pub drop_tool: usize,
+    /// Assistant messages dropped because they only carried tool calls.
+    #[serde(rename = "dropAsstTC")]
+    pub drop_asst_tc: usize,
+    /// Tool calls removed from assistant messages (their results were dropped).
+    pub dropped_calls: usize,
+    /// Assistant messages dropped because cleaning left them empty (only thinking).
+    pub dropped_empty: usize,
+    /// Text remnants merged into the following assistant message.
+    pub merged_text: usize,
+    /// Index of the frontier message.
+    pub frontier: usize,
+}
+
+impl CleanStats {
+    /// True when the cleaner changed anything.
+    pub fn changed(&self) -> bool {
+        self.cleaned_rc + self.cleaned_think + self.drop_tool + self.drop_asst_tc
+            + self.dropped_calls + self.dropped_empty + self.merged_text
+            > 0
+    }
+}
+
+/// The cleaner's proposal: a plan and its counts.
+#[derive(Debug, Clone)]
+pub struct Cleaned {
+    pub steps: Vec<Step>,
+    pub stats: CleanStats,
+    pub frontier: Frontier,
+}
+
+/// Cleans `messages` per `cfg`.
+pub fn clean(messages: &[Value], cfg: &CleanConfig) -> Cleaned {
+    let pairing = Pairing::of(messages);
+    let fr = frontier::find(messages, &pairing);
+    let end = frontier::keep_recent_turns(messages, fr.index, cfg.keep_recent_turns);
+    let mut drop_ex = vec![false; messages.len()];
+    if cfg.drop_tool_results {
+        for i in 0..end {
+            let msg = &messages[i];
+            if message::kind(msg) != Kind::Assistant || message::tool_calls(msg).is_empty() {
+                continue;
+            }
+            let within = pairing.results_of(i).iter().all(|&r| r < end);
+            drop_ex[i] = within && (message::has_text(msg) || cfg.drop_tool_call_messages);
+        }
+    }
+    // Restore exchanges whose removal would join two user prompts; each pass restores one,
+    // so this ends after at most one pass per exchange.
+    loop {
+        let pass = Pass::run(messages, cfg, &pairing, fr, end, &drop_ex);
+        match pass.joined_users(messages, &drop_ex) {
+            Some(i) => drop_ex[i] = false,
+            None => return pass.finish(messages, end, fr),
+        }
+    }
+}
+
+/// One output entry before adjacency repair.
+struct Entry {
+    source: usize,
+    message: Option<Value>,
+    had_calls: bool,
+}
+
+struct Pass {
+    entries: Vec<Entry>,
+    stats: CleanStats,
+}
+
+impl Pass {
+    fn run(
+        messages: &[Value],
+        cfg: &CleanConfig,
+        pairing: &Pairing,
+        fr: Frontier,
+        end: usize,
+        drop_ex: &[bool],
+    ) -> Pass {
+        let mut stats = CleanStats::default();
+        let mut entries = Vec::with_capacity(messages.len());
+        for (j, msg) in messages.iter().enumerate() {
+            let keep = Entry { source: j, message: None, had_calls: false };
+            if j >= end {
+                entries.push(keep);
+                continue;
+            }
+            match message::kind(msg) {
+                Kind::Assistant => {
+                    let in_loop = fr.loop_start.is_some_and(|s| j >= s);
+                    if let Some(e) = clean_assistant(msg, j, cfg, drop_ex[j], in_loop, &mut stats) {
+                        entries.push(e);
+                    }
+                }
+                Kind::ToolResult => {
+                    let drop: Vec<bool> = pairing.call_of[j]
+                        .iter()
+                        .map(|c| match c {
+                            Some((a, _)) => drop_ex[*a],
+                            None => cfg.drop_tool_results,
+                        })
+                        .collect();
+                    let n = drop.iter().filter(|d| **d).count();
+                    stats.drop_tool += n;
+                    if n == 0 {
+                        entries.push(keep);
+                    } else if n < drop.len() {
+                        entries.push(Entry {
+                            source: j,
+                            message: Some(without_result_blocks(msg, &drop)),
+                            had_calls: false,
+                        });
+                    }
+                }
+                _ => entries.push(keep),
+            }
+        }
+        Pass { entries, stats }
+    }
+
+    /// An exchange whose removal left two user prompts adjacent, if any.
+    fn joined_users(&self, messages: &[Value], drop_ex: &[bool]) -> Option<usize> {
+        let sig: Vec<&Entry> = self
+            .entries
+            .iter()
+            .filter(|e| significant(&messages[e.source]))
+            .collect();
+        for w in sig.windows(2) {
+            let (a, b) = (w[0].source, w[1].source);
+            if message::kind(&messages[a]) == Kind::User
+                && message::kind(&messages[b]) == Kind::User
+                && b > a + 1
+            {
+                if let Some(i) = (a + 1..b).rev().find(|&i| drop_ex[i]) {
+                    return Some(i);
+                }
+            }
+        }
+        None
+    }
+
+    /// Repairs assistant adjacency, then produces the plan and final counts.
+    fn finish(mut self, messages: &[Value], end: usize, fr: Frontier) -> Cleaned {
+        let mut out: Vec<Entry> = Vec::with_capacity(self.entries.len());
+        for e in self.entries.drain(..) {
+            if significant(&messages[e.source]) {
+                let prev = out.iter().rposition(|p| significant(&messages[p.source]));
+                if let Some(p) = prev {
+                    let (a, b) = (&out[p], &e);
+                    let both_asst = message::kind(&messages[a.source]) == Kind::Assistant
+                        && message::kind(&messages[b.source]) == Kind::Assistant;
+                    let were_apart = (a.source + 1..b.source).any(|k| significant(&messages[k]));
+                    if both_asst && were_apart && a.had_calls && a.message.is_some() {
+                        let remnant = out.remove(p);
+                        let target = e.message.clone().unwrap_or_else(|| messages[e.source].clone());
+                        match (e.source < end).then(|| merge_text(&remnant, &target)).flatten() {
+                            Some(merged) => {
+                                self.stats.merged_text += 1;
+                                out.push(Entry { source: e.source, message: Some(merged), had_calls: e.had_calls });
+                            }
+                            None => {
+                                self.stats.drop_asst_tc += 1;
+                                out.push(e);
+                            }
+                        }
+                        continue;
+                    }
+                }
+            }
+            out.push(e);
+        }
+        let steps: Vec<Step> = out
+            .into_iter()
+            .map(|e| match e.message {
+                Some(m) => Step::replace(e.source, m),
+                None => Step::keep(e.source),
+            })
+            .collect();
+        self.stats.messages_before = messages.len();
+        self.stats.messages_after = steps.len();
+        self.stats.tokens_before = tokens::messages(messages);
+        self.stats.tokens_after = steps.iter().map(|s| tokens::message(s.resolve(messages))).sum();
+        self.stats.frontier = fr.index;
+        Cleaned { steps, stats: self.stats, frontier: fr }
+    }
+}
+
+/// Messages that count for role alternation (custom and unknown roles are not sent as turns).
+fn significant(m: &Value) -> bool {
+    matches!(message::kind(m), Kind::User | Kind::Assistant | Kind::ToolResult)
+}
+
+/// Cleans one assistant message before the frontier; `None` when it is dropped.
+fn clean_assistant(
+    msg: &Value,
+    j: usize,
+    cfg: &CleanConfig,
+    drop_calls: bool,
+    in_loop: bool,
+    stats: &mut CleanStats,
+) -> Option<Entry> {
+    let calls = message::tool_calls(msg).len();
+    let keeps_calls = calls > 0 && !drop_calls;
+    let may_strip = !in_loop && (!keeps_calls || message::provider_tolerates_missing_reasoning(msg));
+    let strip_thinking = cfg.clean_thinking && may_strip;
+    let mut out = msg.clone();
+    let mut changed = false;
+    let (mut think, mut rc, mut dropped_calls) = (0, 0, 0);
+    if let Some(Value::Array(parts)) = out.get_mut("content") {
+        parts.retain(|p| match message::part_kind(p) {
+            PartKind::Thinking if strip_thinking => {
+                think += 1;
+                false
+            }
+            PartKind::ToolCall if drop_calls => {
+                dropped_calls += 1;
+                false
+            }
+            _ => true,
+        });
+    }
+    let obj = out.as_object_mut()?;
+    if drop_calls {
+        if let Some(Value::Array(c)) = obj.remove("tool_calls") {
+            dropped_calls += c.len();
+        }
+    }
+    if cfg.clear_reasoning_content && may_strip {
+        let has_rc = obj
+            .get("reasoning_content")
+            .is_some_and(|v| !v.is_null() && v.as_str() != Some(""));
+        if has_rc {
+            obj.remove("reasoning_content");
+            rc += 1;
+        }
+    }
+    changed |= think + rc + dropped_calls > 0;
+    stats.cleaned_think += think;
+    stats.cleaned_rc += rc;
+    if !changed {
+        return Some(Entry { source: j, message: None, had_calls: false });
+    }
+    if message::is_empty_assistant(&out) {
+        if calls > 0 {
+            stats.drop_asst_tc += 1;
+        } else {
+            stats.dropped_empty += 1;
+        }
+        return None;
+    }
+    stats.dropped_calls += dropped_calls;
+    Some(Entry { source: j, message: Some(out), had_calls: dropped_calls > 0 })
+}
+
+/// Removes the `tool_result` blocks flagged in `drop` (by result slot) from a user message.
+fn without_result_blocks(msg: &Value, drop: &[bool]) -> Value {
+    let mut out = msg.clone();
+    if let Some(Value::Array(parts)) = out.get_mut("content") {
+        let mut slot = 0;
+        parts.retain(|p| {
+            if message::part_kind(p) != PartKind::ToolResult {
+                return true;
+            }
+            let keep = !drop.get(slot).copied().unwrap_or(false);
+            slot += 1;
+            keep
+        });
+    }
+    out
+}
+
+/// Puts a remnant's text parts in front of `target`'s content, when both are part arrays and
+/// neither carries thinking (thinking blocks are never moved).
+fn merge_text(remnant: &Entry, target: &Value) -> Option<Value> {
+    let r = remnant.message.as_ref()?;
+    let rp = message::parts(r)?;
+    let tp = message::parts(target)?;
+    let thinking = |p: &Vec<Value>| p.iter().any(|x| message::part_kind(x) == PartKind::Thinking);
+    if thinking(rp) || thinking(tp) || rp.iter().any(|x| message::part_kind(x) != PartKind::Text) {
+        return None;
+    }
+    let mut merged = target.clone();
+    let content: Vec<Value> = rp.iter().chain(tp.iter()).cloned().collect();
+    merged.as_object_mut()?.insert("content".into(), Value::Array(content));
+    Some(merged)
+}

@@ -1,0 +1,90 @@
+//! contextfold's core: decides, before every model request, what the model sees.
+//!
+//! The core is pure and deterministic: it never does I/O and never sees JS. It receives
+//! messages as JSON and returns a *plan* ([`steps::Step`]s over the input) plus counts; the JS
+//! layer applies the plan to the host's own objects. `wasm.rs` is the only module that knows
+//! about wasm-bindgen.
+//!
+//! Modules, each named after what it decides:
+//! * [`message`]: what a message is, in OpenClaw, OpenAI or Anthropic shape;
+//! * [`pairing`]: which result answers which tool call (positionally);
+//! * [`frontier`]: where the live turn starts;
+//! * [`clean`]: what completed turns lose (thinking, finished tool chatter);
+//! * [`gate`]: whether an output is still valid for providers;
+//! * [`tokens`]: how many tokens a message costs;
+//! * [`config`]: the options and their defaults.
+
+pub mod clean;
+pub mod config;
+pub mod error;
+pub mod frontier;
+pub mod gate;
+pub mod message;
+pub mod pairing;
+pub mod steps;
+pub mod tokens;
+
+#[cfg(target_arch = "wasm32")]
+mod wasm;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub use error::Error;
+
+/// A `clean` request: the messages and the cleaner's options.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CleanRequest {
+    pub messages: Vec<Value>,
+    #[serde(default)]
+    pub config: Value,
+}
+
+/// A `clean` result: the plan, the counts, and why the input was returned unchanged, if it was.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CleanResult {
+    pub steps: Vec<steps::Step>,
+    pub stats: clean::CleanStats,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
+}
+
+/// Cleans the messages of a request and gates the result. A plan the gate refuses is
+/// replaced by the identity plan, with the refusal as `fallback`.
+pub fn clean_messages(messages: &[Value], config: &config::CleanConfig) -> CleanResult {
+    let cleaned = clean::clean(messages, config);
+    match gate::check(messages, &cleaned.steps, cleaned.frontier.loop_start) {
+        Ok(()) => CleanResult { steps: cleaned.steps, stats: cleaned.stats, fallback: None },
+        Err(refusal) => {
+            let tokens = tokens::messages(messages);
+            let stats = clean::CleanStats {
+                messages_before: messages.len(),
+                messages_after: messages.len(),
+                tokens_before: tokens,
+                tokens_after: tokens,
+                frontier: cleaned.stats.frontier,
+                ..Default::default()
+            };
+            CleanResult {
+                steps: steps::identity(messages.len()),
+                stats,
+                fallback: Some(format!("validity gate refused the cleaned output ({refusal})")),
+            }
+        }
+    }
+}
+
+/// [`clean_messages`] over a JSON request document (`{"messages": [...], "config": {...}}`).
+pub fn clean_json(input: &str) -> Result<String, Error> {
+    let req: CleanRequest = serde_json::from_str(input)?;
+    let cfg = config::CleanConfig::from_json(&req.config)?;
+    Ok(serde_json::to_string(&clean_messages(&req.messages, &cfg))?)
+}
+
+/// Estimated tokens of a JSON message array.
+pub fn estimate_json(input: &str) -> Result<usize, Error> {
+    let messages: Vec<Value> = serde_json::from_str(input)?;
+    Ok(tokens::messages(&messages))
+}

@@ -1,0 +1,110 @@
+//! Positional pairing of tool calls with their results.
+//!
+//! Call ids are not unique in real sessions (the same id can be reused for two different
+//! calls), so a result answers the *nearest preceding unanswered* call with its id, never a
+//! global id → message lookup (PROVIDERS.md rule 4). The cleaner, the gate and the planner
+//! all pair through this one function.
+
+use crate::message::{self, Kind};
+use serde_json::Value;
+
+/// A (message index, slot) address: the slot is the call's position among the message's
+/// tool calls, or the result's position among the message's results.
+pub type Slot = (usize, usize);
+
+/// The pairing of a message list.
+#[derive(Debug, Clone, Default)]
+pub struct Pairing {
+    /// Per message, per call: the result answering it.
+    pub answer_of: Vec<Vec<Option<Slot>>>,
+    /// Per message, per result: the call it answers.
+    pub call_of: Vec<Vec<Option<Slot>>>,
+}
+
+impl Pairing {
+    /// Pairs every result with the nearest preceding unanswered call of the same id.
+    pub fn of(messages: &[Value]) -> Pairing {
+        let mut answer_of: Vec<Vec<Option<Slot>>> = Vec::with_capacity(messages.len());
+        let mut call_of: Vec<Vec<Option<Slot>>> = Vec::with_capacity(messages.len());
+        let mut open: Vec<(Slot, String)> = Vec::new();
+        for (i, msg) in messages.iter().enumerate() {
+            let calls = message::tool_calls(msg);
+            answer_of.push(vec![None; calls.len()]);
+            for (s, c) in calls.into_iter().enumerate() {
+                open.push(((i, s), c.id));
+            }
+            let ids = if message::kind(msg) == Kind::ToolResult {
+                message::result_ids(msg)
+            } else {
+                Vec::new()
+            };
+            let mut mine = vec![None; ids.len()];
+            for (r, id) in ids.iter().enumerate() {
+                if let Some(pos) = open.iter().rposition(|(_, cid)| cid == id) {
+                    let (call, _) = open.remove(pos);
+                    answer_of[call.0][call.1] = Some((i, r));
+                    mine[r] = Some(call);
+                }
+            }
+            call_of.push(mine);
+        }
+        Pairing { answer_of, call_of }
+    }
+
+    /// The assistant message index whose call result `i` answers (first paired slot).
+    pub fn issuer_of(&self, i: usize) -> Option<usize> {
+        self.call_of
+            .get(i)?
+            .iter()
+            .flatten()
+            .map(|(m, _)| *m)
+            .next()
+    }
+
+    /// Messages holding results for the calls of assistant message `i`.
+    pub fn results_of(&self, i: usize) -> Vec<usize> {
+        let mut out: Vec<usize> = self
+            .answer_of
+            .get(i)
+            .map(|v| v.iter().flatten().map(|(m, _)| *m).collect())
+            .unwrap_or_default();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// True when every call of assistant message `i` has a result.
+    pub fn fully_answered(&self, i: usize) -> bool {
+        self.answer_of
+            .get(i)
+            .map(|v| v.iter().all(Option::is_some))
+            .unwrap_or(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn reused_ids_pair_positionally() {
+        let m = vec![
+            json!({"role":"assistant","content":[{"type":"toolCall","id":"x","name":"a"}]}),
+            json!({"role":"toolResult","toolCallId":"x"}),
+            json!({"role":"user","content":"again"}),
+            json!({"role":"assistant","content":[{"type":"toolCall","id":"x","name":"b"}]}),
+            json!({"role":"toolResult","toolCallId":"x"}),
+        ];
+        let p = Pairing::of(&m);
+        assert_eq!(p.issuer_of(1), Some(0));
+        assert_eq!(p.issuer_of(4), Some(3));
+        assert_eq!(p.results_of(3), vec![4]);
+    }
+
+    #[test]
+    fn orphan_result_has_no_issuer() {
+        let m = vec![json!({"role":"tool","tool_call_id":"nope"})];
+        assert_eq!(Pairing::of(&m).issuer_of(0), None);
+    }
+}

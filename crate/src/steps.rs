@@ -1,0 +1,51 @@
+//! Plan steps: what the model sees, as instructions over the host's own message array.
+//!
+//! Each step either keeps an input message unchanged (`{"source": i}`), replaces it with
+//! an edited copy (`{"source": i, "message": {...}}`), or inserts a new message
+//! (`{"message": {...}}`). The JS layer applies the plan by reusing the host's objects for
+//! unchanged messages, so they stay byte-identical.
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// One output position.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Step {
+    /// The input message this position comes from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source: Option<usize>,
+    /// The replacement (or inserted) message; absent when the input is kept as is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<Value>,
+}
+
+impl Step {
+    /// Keep input message `i` unchanged.
+    pub fn keep(i: usize) -> Step {
+        Step { source: Some(i), message: None }
+    }
+
+    /// Replace input message `i` with `message`.
+    pub fn replace(i: usize, message: Value) -> Step {
+        Step { source: Some(i), message: Some(message) }
+    }
+
+    /// The message this step stands for.
+    pub fn resolve<'a>(&'a self, input: &'a [Value]) -> &'a Value {
+        match (&self.message, self.source) {
+            (Some(m), _) => m,
+            (None, Some(i)) => &input[i],
+            (None, None) => &Value::Null,
+        }
+    }
+}
+
+/// Materializes a plan into messages (used by the gate, tests and native callers).
+pub fn apply(steps: &[Step], input: &[Value]) -> Vec<Value> {
+    steps.iter().map(|s| s.resolve(input).clone()).collect()
+}
+
+/// The identity plan.
+pub fn identity(n: usize) -> Vec<Step> {
+    (0..n).map(Step::keep).collect()
+}

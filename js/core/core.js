@@ -1,0 +1,100 @@
+// The environment-independent wrapper around one instance of the wasm core.
+// Each environment (Node, browser) has a tiny loader that instantiates the wasm-bindgen
+// glue its own way and hands it to `wrapGlue`. Calls are coarse: one JSON document in,
+// one JSON document out.
+
+/**
+ * @typedef {object} CleanStats
+ * @property {number} messagesBefore
+ * @property {number} messagesAfter
+ * @property {number} tokensBefore
+ * @property {number} tokensAfter
+ * @property {number} cleanedRC
+ * @property {number} cleanedThink
+ * @property {number} dropTool
+ * @property {number} dropAsstTC
+ * @property {number} droppedCalls
+ * @property {number} droppedEmpty
+ * @property {number} mergedText
+ * @property {number} frontier
+ */
+
+/**
+ * @typedef {{source?: number, message?: object}} Step
+ * A plan step: keep input message `source`, or use `message` in its place.
+ */
+
+/** Wraps a wasm-bindgen glue module that has been initialised. */
+export function wrapGlue(glue) {
+  const core = {
+    poisoned: false,
+    version: glue.version(),
+    /**
+     * Cleans `messages` with the cleaner options `config`.
+     * @returns {{steps: Step[], stats: CleanStats, fallback?: string}}
+     */
+    clean(messages, config = {}) {
+      return call(() => JSON.parse(glue.clean(JSON.stringify({ messages, config }))));
+    },
+    /** Estimated tokens of a message array. */
+    estimateTokens(messages) {
+      return call(() => glue.estimateTokens(JSON.stringify(messages)));
+    },
+    /** The cleaner's default options. */
+    defaultConfig() {
+      return call(() => JSON.parse(glue.defaultConfig()));
+    },
+  };
+  function call(fn) {
+    if (core.poisoned) throw new Error("contextfold core instance is unusable after an earlier crash");
+    try {
+      return fn();
+    } catch (err) {
+      // A trap (panic) leaves the instance in an unknown state: the loader replaces it.
+      if (err instanceof WebAssembly.RuntimeError) core.poisoned = true;
+      throw err;
+    }
+  }
+  return core;
+}
+
+/**
+ * Builds the output array from a plan, reusing the caller's objects for kept messages
+ * (so they stay byte-identical for the provider's prompt cache).
+ * @param {object[]} messages
+ * @param {Step[]} steps
+ */
+export function applySteps(messages, steps) {
+  return steps.map((s) => (s.message !== undefined ? s.message : messages[s.source]));
+}
+
+/**
+ * The one log line per cleaned request, with the seed's fields in the seed's order:
+ * `[contextfold] session=<key> 108→74 msgs 70200→4964 tok (-65236) cleanedRC=0 cleanedThink=44 dropTool=34 dropAsstTC=0`
+ * @param {string} sessionKey
+ * @param {CleanStats} s
+ */
+export function formatLogLine(sessionKey, s) {
+  const saved = s.tokensAfter - s.tokensBefore;
+  return (
+    `[contextfold] session=${sessionKey} ${s.messagesBefore}→${s.messagesAfter} msgs ` +
+    `${s.tokensBefore}→${s.tokensAfter} tok (${saved}) ` +
+    `cleanedRC=${s.cleanedRC} cleanedThink=${s.cleanedThink} dropTool=${s.dropTool} dropAsstTC=${s.dropAsstTC}`
+  );
+}
+
+/** True when the cleaner changed anything (the log line is written only then). */
+export function changed(s) {
+  return (
+    s.cleanedRC + s.cleanedThink + s.dropTool + s.dropAsstTC + s.droppedCalls + s.droppedEmpty + s.mergedText > 0
+  );
+}
+
+/** A rough estimate that needs no wasm (used only when the core itself failed). */
+export function roughTokens(messages) {
+  try {
+    return Math.ceil(JSON.stringify(messages).length / 4);
+  } catch {
+    return 0;
+  }
+}

@@ -1,0 +1,34 @@
+// Node entry: loads the wasm core from the package's wasm/ folder. The module is compiled
+// once per process; an instance that crashed is replaced by a fresh one on the next load.
+import { readFileSync, existsSync } from "node:fs";
+import { wrapGlue } from "./core.js";
+
+export { applySteps, formatLogLine, changed, roughTokens } from "./core.js";
+
+// Inside the installed package wasm/ sits beside js/; in the source tree the build writes it
+// to pkg-template/wasm/.
+const WASM_DIRS = [new URL("../../wasm/", import.meta.url), new URL("../../pkg-template/wasm/", import.meta.url)];
+
+let compiled;
+let current;
+let instances = 0;
+
+function wasmDir() {
+  const dir = WASM_DIRS.find((d) => existsSync(new URL("contextfold_bg.wasm", d)));
+  if (!dir) throw new Error("contextfold: wasm core not found; run `bash scripts/build.sh` first");
+  return dir;
+}
+
+/** Returns a healthy core instance, creating one if needed. */
+export async function loadCore() {
+  if (current && !current.poisoned) return current;
+  const dir = wasmDir();
+  compiled ??= new WebAssembly.Module(readFileSync(new URL("contextfold_bg.wasm", dir)));
+  // A new module URL gives a new glue module, hence a fresh wasm instance and memory.
+  const url = new URL("contextfold.js", dir);
+  if (instances++ > 0) url.search = `instance=${instances}`;
+  const glue = await import(url.href);
+  glue.initSync({ module: compiled });
+  current = wrapGlue(glue);
+  return current;
+}

@@ -1,0 +1,28 @@
+// The OpenClaw plugin entry. register() runs several times per process (in different
+// registration modes), so it only registers; the wasm core is loaded lazily on first use.
+import { readFileSync } from "node:fs";
+import { definePluginEntry } from "openclaw/plugin-sdk/plugin-entry";
+import { delegateCompactionToRuntime } from "openclaw/plugin-sdk/core";
+import { createEngine, ENGINE_ID } from "./engine.js";
+import { resolveStateDir } from "./store.js";
+
+const manifest = JSON.parse(readFileSync(new URL("../../openclaw.plugin.json", import.meta.url), "utf8"));
+
+export default definePluginEntry({
+  id: ENGINE_ID,
+  name: manifest.name,
+  description: manifest.description,
+  kind: "context-engine",
+  register(api) {
+    api.registerContextEngine(ENGINE_ID, () => {
+      const config = api.pluginConfig ?? {};
+      return createEngine({
+        logger: api.logger,
+        config,
+        stateDir: resolveStateDir({ configured: config.stateDir, api }),
+        delegateCompaction: delegateCompactionToRuntime,
+        version: manifest.version,
+      });
+    });
+  },
+});

@@ -1,0 +1,95 @@
+// The engine's own records on disk, under <stateDir>/contextfold/ (never the host's
+// transcript). Committed turns are write-once files created atomically: a temp file is
+// written and fsynced, then hard-linked to its final name, which fails if the name exists.
+// So a turn is committed exactly once, also across gateway restarts and across processes
+// sharing one state dir, and a crash leaves either no record or a complete one.
+import { promises as fs } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
+import path from "node:path";
+import os from "node:os";
+
+/** A file-name-safe, stable name for an arbitrary key. */
+export function keyName(key) {
+  const safe = String(key).replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 48);
+  const hash = createHash("sha256").update(String(key)).digest("hex").slice(0, 16);
+  return `${safe}-${hash}`;
+}
+
+/** Resolves the folder contextfold keeps its records in. */
+export function resolveStateDir({ configured, api, env = process.env } = {}) {
+  if (configured) return path.resolve(configured);
+  let base;
+  try {
+    base = api?.runtime?.state?.resolveStateDir?.(env);
+  } catch {
+    base = undefined;
+  }
+  base ??= env.OPENCLAW_STATE_DIR || path.join(os.homedir(), ".openclaw");
+  return path.join(base, "contextfold");
+}
+
+/** Writes `data` to `file` atomically (temp + fsync + rename). */
+export async function writeAtomic(file, data) {
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  const fh = await fs.open(tmp, "w");
+  try {
+    await fh.writeFile(data);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  await fs.rename(tmp, file);
+}
+
+/**
+ * Creates `file` with `data` only if it does not exist yet. Returns false when it existed.
+ */
+export async function createOnce(file, data) {
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
+  const fh = await fs.open(tmp, "w");
+  try {
+    await fh.writeFile(data);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  try {
+    await fs.link(tmp, file);
+    return true;
+  } catch (err) {
+    if (err.code === "EEXIST") return false;
+    throw err;
+  } finally {
+    await fs.rm(tmp, { force: true });
+  }
+}
+
+/** The per-session record store. */
+export class SessionStore {
+  constructor(stateDir, sessionKey) {
+    this.dir = path.join(stateDir, "sessions", keyName(sessionKey || "default"));
+  }
+
+  /**
+   * Records a committed turn. Returns "committed" the first time a key is seen and
+   * "duplicate" afterwards.
+   */
+  async commitTurn(advancementKey, record) {
+    const file = path.join(this.dir, "commits", `${keyName(advancementKey)}.json`);
+    const body = JSON.stringify({ advancementKey, ...record }) + "\n";
+    return (await createOnce(file, body)) ? "committed" : "duplicate";
+  }
+
+  /** Number of committed turns recorded for this session. */
+  async committedCount() {
+    try {
+      const names = await fs.readdir(path.join(this.dir, "commits"));
+      return names.filter((n) => n.endsWith(".json")).length;
+    } catch (err) {
+      if (err.code === "ENOENT") return 0;
+      throw err;
+    }
+  }
+}

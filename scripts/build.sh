@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Builds the wasm core once and fills pkg-template/ into an installable package directory:
+#   pkg-template/wasm/   wasm-bindgen output (--target web; Node loads it with initSync)
+#   pkg-template/js/     the JS layer (copied from js/)
+#   pkg-template/openclaw.plugin.json, README.md
+# The generated files are listed in pkg-template/.gitignore.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+say() { printf '[build] %s\n' "$*" >&2; }
+
+say "cargo build (wasm32, release)"
+cargo build -p contextfold --target wasm32-unknown-unknown --release --quiet
+WASM=target/wasm32-unknown-unknown/release/contextfold.wasm
+OUT=pkg-template
+rm -rf "$OUT/wasm" "$OUT/js"
+mkdir -p "$OUT/wasm"
+wasm-bindgen --target web --out-dir "$OUT/wasm" --out-name contextfold \
+  --remove-name-section --remove-producers-section "$WASM"
+if [ "${WASM_OPT:-1}" = 1 ]; then
+  # binaryen from npm (Debian's older wasm-opt produces modules that fail to instantiate)
+  node_modules/.bin/wasm-opt -Oz "$OUT/wasm/contextfold_bg.wasm" -o "$OUT/wasm/contextfold_bg.wasm"
+fi
+cp -R js "$OUT/js"
+cp openclaw.plugin.json README.md "$OUT/"
+RAW=$(wc -c < "$OUT/wasm/contextfold_bg.wasm")
+GZ=$(gzip -9 -c "$OUT/wasm/contextfold_bg.wasm" | wc -c)
+say "ok: $OUT/ (contextfold_bg.wasm $RAW bytes, $GZ gzipped)"
