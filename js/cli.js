@@ -60,7 +60,7 @@ async function cmdClean(args) {
   const file = args._[1];
   if (!file) throw new UsageError("clean needs a session file (or - for stdin)");
   const name = file === "-" ? "stdin" : file;
-  const { messages, warnings } = readMessages(readInput(file), { format: args.format, name });
+  const { messages, warnings, sessionId } = readMessages(readInput(file), { format: args.format, name });
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
   const core = await loadCore();
   let result;
@@ -70,7 +70,7 @@ async function cmdClean(args) {
     throw new InputError(err.message);
   }
   const out = applySteps(messages, result.steps);
-  const session = file === "-" ? "stdin" : path.basename(file).replace(/\.[^.]+$/, "");
+  const session = sessionId ?? (file === "-" ? "stdin" : path.basename(file).replace(/\.[^.]+$/, ""));
   if (result.fallback) process.stderr.write(`warning: ${result.fallback}\n`);
   process.stderr.write((changed(result.stats) ? formatLogLine(session, result.stats) : `[contextfold] session=${session} nothing to clean (${result.stats.messagesBefore} msgs, ${result.stats.tokensBefore} tok)`) + "\n");
   if (args.json) {

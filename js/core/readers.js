@@ -100,7 +100,7 @@ function activeBranch(entries, idKey, parentKey, name) {
 
 /**
  * Reads an input text into a message array.
- * @returns {{ messages: object[], format: string, warnings: string[], entries?: object[] }}
+ * @returns {{ messages: object[], format: string, warnings: string[], sessionId?: string, entries?: object[] }}
  */
 export function readMessages(text, { format = "auto", name = "input" } = {}) {
   if (!FORMATS.includes(format)) throw new InputError(`unknown format "${format}" (expected one of ${FORMATS.join(", ")})`);
@@ -112,9 +112,11 @@ export function readMessages(text, { format = "auto", name = "input" } = {}) {
     const picked = branch.filter((e) =>
       oc ? e.value.type === "message" && e.value.message : (e.value.type === "user" || e.value.type === "assistant") && e.value.message,
     );
+    const header = entries.find((e) => e.value.type === "session");
     return {
       format,
       warnings,
+      sessionId: oc ? header?.value.id : entries.find((e) => e.value.sessionId)?.value.sessionId,
       messages: picked.map((e) => e.value.message),
       entries: picked.map((e) => ({ id: e.value[oc ? "id" : "uuid"], line: e.line })),
     };

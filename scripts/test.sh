@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Sets everything up and runs every test tier:
+#   1. Rust: fmt, clippy (host and wasm32), cargo test (unit, property and data tests)
+#   2. the wasm core through its real boundary under Node, the engine adapter and the CLI
+#      against the built package (node --test tests/js)
+#   3. end to end against the real OpenClaw host with a fake model (node --test tests/e2e)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+say() { printf '\n[test] %s\n' "$*" >&2; }
+
+bash scripts/setup.sh --tests
+bash scripts/build.sh
+
+say "cargo fmt --check"
+cargo fmt --all --check
+say "cargo clippy (host, wasm32)"
+cargo clippy --all-targets --quiet -- -D warnings
+cargo clippy -p contextfold --target wasm32-unknown-unknown --quiet -- -D warnings
+say "cargo test"
+cargo test --quiet
+say "node --test tests/js (built package)"
+node --test tests/js/
+say "node --test tests/e2e (real OpenClaw host)"
+node --test --test-concurrency=1 tests/e2e/

@@ -1,0 +1,86 @@
+// The packaged CLI on the built-in sample and on bad input.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { cli, SAMPLE, conversation } from "./helpers.mjs";
+
+test("clean --json on the sample session: what the model sees and the seed's log line", () => {
+  const r = cli(["clean", SAMPLE, "--json"]);
+  assert.equal(r.code, 0, r.stderr);
+  const { messages, stats } = JSON.parse(r.stdout);
+  assert.match(r.stderr, /^\[contextfold\] session=sample-ledger-session 25→10 msgs \d+→\d+ tok \(-\d+\) cleanedRC=0 cleanedThink=11 dropTool=8 dropAsstTC=6$/m);
+  assert.equal(messages.length, stats.messagesAfter);
+  const before = messages.slice(0, -1);
+  assert.ok(before.every((m) => m.role !== "toolResult"), "no completed tool results");
+  assert.ok(before.every((m) => !JSON.stringify(m.content).includes('"thinking"')), "no thinking before the frontier");
+  const last = messages.at(-1);
+  assert.equal(last.content[0].type, "thinking", "the frontier message is untouched");
+  assert.ok(stats.tokensAfter < stats.tokensBefore * 0.1);
+});
+
+test("the human view lists before and after", () => {
+  const r = cli(["clean", SAMPLE]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^before: 25 messages/m);
+  assert.match(r.stdout, /^after \(what the model sees\): 10 messages/m);
+});
+
+test("stdin, JSON arrays, OpenAI and Anthropic request bodies", () => {
+  const arr = cli(["clean", "-", "--json"], JSON.stringify(conversation()));
+  assert.equal(arr.code, 0, arr.stderr);
+  assert.equal(JSON.parse(arr.stdout).messages.length, 4);
+
+  const openai = {
+    model: "x",
+    messages: [
+      { role: "system", content: "be brief" },
+      { role: "user", content: "weather?" },
+      { role: "assistant", content: null, reasoning_content: "need the tool", tool_calls: [{ id: "c1", type: "function", function: { name: "weather", arguments: "{\"city\":\"Oslo\"}" } }] },
+      { role: "tool", tool_call_id: "c1", content: "rain" },
+      { role: "assistant", content: "It rains.", reasoning_content: "tool said rain" },
+      { role: "user", content: "thanks" },
+    ],
+  };
+  const o = cli(["clean", "-", "--json", "--format", "openai"], JSON.stringify(openai));
+  assert.equal(o.code, 0, o.stderr);
+  const om = JSON.parse(o.stdout).messages;
+  assert.deepEqual(om.map((m) => m.role), ["system", "user", "assistant", "user"]);
+  assert.equal(om[2].reasoning_content, undefined);
+  assert.match(o.stderr, /cleanedRC=2 cleanedThink=0 dropTool=1 dropAsstTC=1/);
+
+  const anthropic = {
+    system: "be brief",
+    messages: [
+      { role: "user", content: "list files" },
+      { role: "assistant", content: [{ type: "thinking", thinking: "use ls", signature: "s1" }, { type: "tool_use", id: "t1", name: "ls", input: {} }] },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "a b c" }] },
+      { role: "assistant", content: [{ type: "text", text: "a, b and c" }] },
+      { role: "user", content: "ok" },
+    ],
+  };
+  const a = cli(["clean", "-", "--json"], JSON.stringify(anthropic));
+  assert.equal(a.code, 0, a.stderr);
+  assert.deepEqual(JSON.parse(a.stdout).messages.map((m) => m.role), ["user", "assistant", "user"]);
+});
+
+test("malformed input: clear errors naming the line; a truncated last line is skipped", () => {
+  const text = readFileSync(SAMPLE, "utf8").split("\n");
+  const bad = [...text.slice(0, 5), "{not json", ...text.slice(5)].join("\n");
+  const r = cli(["clean", "-"], bad);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /stdin:6: invalid JSON line/);
+
+  const truncated = text.slice(0, 12).join("\n") + "\n" + text[12].slice(0, 40);
+  const t = cli(["clean", "-", "--json"], truncated);
+  assert.equal(t.code, 0, t.stderr);
+  assert.match(t.stderr, /warning: stdin:13: truncated final line skipped/);
+
+  const u = cli(["clean", "-"], "hello world");
+  assert.equal(u.code, 1);
+  assert.match(u.stderr, /cannot tell the input format/);
+  const f = cli(["clean", "-", "--format", "yaml"], "[]");
+  assert.equal(f.code, 1);
+  assert.match(f.stderr, /unknown format "yaml"/);
+  const usage = cli(["frobnicate"]);
+  assert.equal(usage.code, 2);
+});

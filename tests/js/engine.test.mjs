@@ -1,0 +1,111 @@
+// The OpenClaw engine adapter, through the plugin entry and the real SDK, with a fake api.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, readdirSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { PKG, linkHost, conversation } from "./helpers.mjs";
+
+const hasHost = linkHost();
+
+function fakeApi(pluginConfig) {
+  const engines = new Map();
+  const logs = { info: [], warn: [] };
+  return {
+    engines,
+    logs,
+    api: {
+      id: "contextfold",
+      name: "contextfold",
+      registrationMode: "full",
+      pluginConfig,
+      config: {},
+      runtime: {},
+      logger: { info: (m) => logs.info.push(m), warn: (m) => logs.warn.push(m), error: (m) => logs.warn.push(m) },
+      registerContextEngine: (id, f) => engines.set(id, f),
+      registerTool: () => {},
+    },
+  };
+}
+
+async function loadEntry(bust = "") {
+  return (await import(path.join(PKG, "js", "openclaw", "index.js") + bust)).default;
+}
+
+test("registers engine 'contextfold' with the durable-turn contract", { skip: !hasHost && "openclaw not installed" }, async () => {
+  const entry = await loadEntry();
+  assert.equal(entry.id, "contextfold");
+  const { api, engines } = fakeApi({ stateDir: mkdtempSync(path.join(os.tmpdir(), "cf-")) });
+  entry.register(api);
+  assert.deepEqual([...engines.keys()], ["contextfold"]);
+  const engine = await engines.get("contextfold")({ config: {} });
+  assert.equal(engine.info.id, "contextfold");
+  assert.deepEqual(engine.info.transcriptSemantics, {
+    currentTurnFence: "before-current-turn-entry-v1",
+    turnAdvancementIdempotency: "atomic-idempotent-v1",
+  });
+  for (const m of ["bootstrap", "ingest", "assemble", "compact", "commitTurn", "maintain", "dispose"]) {
+    assert.equal(typeof engine[m], "function", m);
+  }
+});
+
+test("assemble cleans, logs one line, and reuses the host's objects", { skip: !hasHost && "openclaw not installed" }, async () => {
+  const entry = await loadEntry();
+  const { api, engines, logs } = fakeApi({ stateDir: mkdtempSync(path.join(os.tmpdir(), "cf-")) });
+  entry.register(api);
+  const engine = await engines.get("contextfold")({});
+  const input = conversation();
+  const r = await engine.assemble({ sessionKey: "agent:main:main", messages: input, tokenBudget: 10000, prompt: "next" });
+  assert.equal(r.messages.length, 4);
+  assert.equal(r.messages[0], input[0]);
+  assert.ok(r.estimatedTokens > 0 && r.estimatedTokens < 200, `${r.estimatedTokens}`);
+  assert.equal(logs.info.length, 1);
+  assert.match(logs.info[0], /^\[contextfold\] session=agent:main:main 6→4 msgs \d+→\d+ tok \(-\d+\) cleanedRC=0 cleanedThink=2 dropTool=1 dropAsstTC=1$/);
+  // nothing to clean → nothing logged
+  await engine.assemble({ sessionKey: "k", messages: [{ role: "user", content: "hi" }] });
+  assert.equal(logs.info.length, 1);
+});
+
+test("config switches are honored", { skip: !hasHost && "openclaw not installed" }, async () => {
+  const entry = await loadEntry();
+  const { api, engines } = fakeApi({ cleanThinking: false, dropToolResults: false, stateDir: mkdtempSync(path.join(os.tmpdir(), "cf-")) });
+  entry.register(api);
+  const engine = await engines.get("contextfold")({});
+  const r = await engine.assemble({ sessionKey: "k", messages: conversation() });
+  assert.equal(r.messages.length, 6, "tool results kept");
+  assert.ok(JSON.stringify(r.messages).includes('"thinking"'), "thinking kept");
+});
+
+test("any failure inside assemble returns the host's messages unchanged with one warning", { skip: !hasHost && "openclaw not installed" }, async () => {
+  const entry = await loadEntry();
+  const { api, engines, logs } = fakeApi({ stateDir: mkdtempSync(path.join(os.tmpdir(), "cf-")) });
+  entry.register(api);
+  const engine = await engines.get("contextfold")({});
+  const input = conversation();
+  input[2].details = { size: 10n }; // BigInt: not serializable
+  const r = await engine.assemble({ sessionKey: "k", messages: input });
+  assert.equal(r.messages, input);
+  assert.equal(logs.warn.length, 1);
+  assert.match(logs.warn[0], /^\[contextfold\] session=k returned the host's messages unchanged: .*BigInt/);
+});
+
+test("commitTurn is idempotent, also after a restart", { skip: !hasHost && "openclaw not installed" }, async () => {
+  const stateDir = mkdtempSync(path.join(os.tmpdir(), "cf-"));
+  const entry = await loadEntry();
+  const { api, engines } = fakeApi({ stateDir });
+  entry.register(api);
+  const e1 = await engines.get("contextfold")({});
+  const p = { sessionKey: "agent:main:main", advancementKey: "turn-1", messages: conversation() };
+  assert.deepEqual(await e1.commitTurn(p), { status: "committed" });
+  assert.deepEqual(await e1.commitTurn(p), { status: "duplicate" });
+  // a new process: a fresh module instance over the same state dir
+  const entry2 = await loadEntry("?restart");
+  const second = fakeApi({ stateDir });
+  entry2.register(second.api);
+  const e2 = await second.engines.get("contextfold")({});
+  assert.deepEqual(await e2.commitTurn(p), { status: "duplicate" });
+  assert.deepEqual(await e2.commitTurn({ ...p, advancementKey: "turn-2" }), { status: "committed" });
+  const dirs = readdirSync(path.join(stateDir, "sessions"));
+  assert.equal(dirs.length, 1);
+  assert.equal(readdirSync(path.join(stateDir, "sessions", dirs[0], "commits")).length, 2);
+});
