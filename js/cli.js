@@ -3,21 +3,34 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { loadCore, applySteps, formatLogLine, changed } from "./core/node.js";
-import { readMessages, InputError, FORMATS } from "./core/readers.js";
+import { readMessages, assembleRequest, InputError, FORMATS } from "./core/readers.js";
 import { describeMessage } from "./core/describe.js";
+import { parseJsonlBuffer } from "./openclaw/transcript.js";
+import { splitConfig } from "./core/config.js";
 
-const USAGE = `usage: contextfold clean <session.jsonl | messages.json | -> [options]
+const USAGE = `usage: contextfold <command> [options]
 
-  Cleans completed turns (thinking blocks, finished tool output) the way the engine does
-  before every model request, and shows what the model would see.
+commands:
+  clean <file | ->               clean completed turns (thinking, finished tool output)
+  assemble <file | ->            fold the session to a budget: what the model would see, and why
+  recover <session.jsonl> <id>   the original transcript entries of a turn, byte for byte
+  topics <file | ->              the session's topics and their turns
+  index <file | ->               the session index: turns, tokens, tools, entry ids
 
 options:
   --format F      input format: ${FORMATS.join(" | ")} (default: auto)
   --config FILE   JSON file with engine options (the plugin's config keys)
-  --json          print {messages, stats} as JSON on stdout
+  --budget N      token budget for assemble (default: the config's maxTokens)
+  --prompt TEXT   the upcoming user message (assemble brings back topics it refers to)
+  --page N        page of a recovered turn (recover; 50 messages per page)
+  --json          machine-readable output on stdout
   -h, --help      this help
 
-The log line goes to stderr. Exit codes: 0 ok, 1 bad input, 2 bad usage.`;
+Logs and progress go to stderr. Exit codes: 0 ok, 1 bad input, 2 bad usage.`;
+
+class UsageError extends Error {}
+
+const VALUE_OPTS = new Set(["--format", "--config", "--budget", "--prompt", "--page"]);
 
 function parseArgs(argv) {
   const args = { _: [], format: "auto", json: false };
@@ -25,77 +38,177 @@ function parseArgs(argv) {
     const a = argv[i];
     if (a === "--json") args.json = true;
     else if (a === "-h" || a === "--help") args.help = true;
-    else if (a === "--format" || a === "--config") {
+    else if (VALUE_OPTS.has(a)) {
       if (i + 1 >= argv.length) throw new UsageError(`${a} needs a value`);
       args[a.slice(2)] = argv[++i];
     } else if (a.startsWith("--")) throw new UsageError(`unknown option ${a}`);
     else args._.push(a);
   }
+  for (const k of ["budget", "page"]) {
+    if (args[k] !== undefined && !/^\d+$/.test(args[k])) throw new UsageError(`--${k} must be a non-negative integer`);
+    if (args[k] !== undefined) args[k] = Number(args[k]);
+  }
   return args;
 }
 
-class UsageError extends Error {}
-
 function readInput(file) {
   try {
-    return file === "-" ? readFileSync(0, "utf8") : readFileSync(file, "utf8");
+    return file === "-" ? readFileSync(0) : readFileSync(file);
   } catch (err) {
     throw new InputError(`cannot read ${file}: ${err.message}`);
   }
 }
 
-function loadConfig(file) {
+/** The core's part of a JSON config file (the plugin's config keys). */
+function configFromFile(file) {
   if (!file) return {};
   let cfg;
   try {
-    cfg = JSON.parse(readInput(file));
+    cfg = JSON.parse(readInput(file).toString("utf8"));
   } catch (err) {
     throw new InputError(`${file}: ${err.message}`);
   }
-  const { stateDir: _ignored, ...core } = cfg ?? {};
-  return core;
+  if (!cfg || typeof cfg !== "object" || Array.isArray(cfg)) throw new InputError(`${file}: expected a JSON object of config keys`);
+  return splitConfig(cfg).core;
 }
 
-async function cmdClean(args) {
+function progress(msg) {
+  if (process.stderr.isTTY || process.env.CONTEXTFOLD_PROGRESS) process.stderr.write(`… ${msg}\n`);
+}
+
+/** Reads a session: messages (active branch), transcript entries (for ids), session name. */
+function loadSession(args) {
   const file = args._[1];
-  if (!file) throw new UsageError("clean needs a session file (or - for stdin)");
+  if (!file) throw new UsageError(`${args._[0]} needs a session file (or - for stdin)`);
   const name = file === "-" ? "stdin" : file;
-  const { messages, warnings, sessionId } = readMessages(readInput(file), { format: args.format, name });
-  for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
-  const core = await loadCore();
-  let result;
+  const buf = readInput(file);
+  progress(`read ${buf.length} bytes`);
+  const text = buf.toString("utf8");
+  const r = readMessages(text, { format: args.format, name });
+  for (const w of r.warnings) process.stderr.write(`warning: ${w}\n`);
+  const entries = r.format === "openclaw" ? parseJsonlBuffer(buf, 0, path.basename(name)).entries : undefined;
+  const session = r.sessionId ?? (file === "-" ? "stdin" : path.basename(file).replace(/\.[^.]+$/, ""));
+  return { ...r, entries, session, buf, name };
+}
+
+function coreCall(fn) {
   try {
-    result = core.clean(messages, loadConfig(args.config));
+    return fn();
   } catch (err) {
     throw new InputError(err.message);
   }
-  const out = applySteps(messages, result.steps);
-  const session = sessionId ?? (file === "-" ? "stdin" : path.basename(file).replace(/\.[^.]+$/, ""));
-  if (result.fallback) process.stderr.write(`warning: ${result.fallback}\n`);
-  process.stderr.write((changed(result.stats) ? formatLogLine(session, result.stats) : `[contextfold] session=${session} nothing to clean (${result.stats.messagesBefore} msgs, ${result.stats.tokensBefore} tok)`) + "\n");
-  if (args.json) {
-    process.stdout.write(JSON.stringify({ messages: out, stats: result.stats }, null, 2) + "\n");
-    return;
-  }
-  const s = result.stats;
-  const kept = new Set(result.steps.map((st) => st.source));
-  const lines = [`before: ${s.messagesBefore} messages, ~${s.tokensBefore} tokens`];
-  messages.forEach((m, i) => lines.push(`  ${kept.has(i) ? " " : "-"} ${String(i).padStart(3)} ${describeMessage(m)}`));
-  const pct = s.tokensBefore ? Math.round((100 * (s.tokensBefore - s.tokensAfter)) / s.tokensBefore) : 0;
-  lines.push(`after (what the model sees): ${s.messagesAfter} messages, ~${s.tokensAfter} tokens (${pct}% saved)`);
-  out.forEach((m, i) => lines.push(`    ${String(i).padStart(3)} ${describeMessage(m)}`));
-  process.stdout.write(lines.join("\n") + "\n");
 }
+
+function out(text) {
+  process.stdout.write(text.endsWith("\n") ? text : text + "\n");
+}
+
+async function cmdClean(args) {
+  const s = loadSession(args);
+  const core = await loadCore();
+  const result = coreCall(() => core.clean(s.messages, configFromFile(args.config)));
+  const msgs = applySteps(s.messages, result.steps);
+  if (result.fallback) process.stderr.write(`warning: ${result.fallback}\n`);
+  const st = result.stats;
+  process.stderr.write((changed(st) ? formatLogLine(s.session, st) : `[contextfold] session=${s.session} nothing to clean (${st.messagesBefore} msgs, ${st.tokensBefore} tok)`) + "\n");
+  if (args.json) return out(JSON.stringify({ messages: msgs, stats: st }, null, 2));
+  const kept = new Set(result.steps.map((x) => x.source));
+  const lines = [`before: ${st.messagesBefore} messages, ~${st.tokensBefore} tokens`];
+  s.messages.forEach((m, i) => lines.push(`  ${kept.has(i) ? " " : "-"} ${String(i).padStart(3)} ${describeMessage(m)}`));
+  lines.push(`after (what the model sees): ${st.messagesAfter} messages, ~${st.tokensAfter} tokens (${pct(st.tokensBefore, st.tokensAfter)}% saved)`);
+  msgs.forEach((m, i) => lines.push(`    ${String(i).padStart(3)} ${describeMessage(m)}`));
+  out(lines.join("\n"));
+}
+
+function pct(before, after) {
+  return before ? Math.round((100 * (before - after)) / before) : 0;
+}
+
+async function cmdAssemble(args) {
+  const s = loadSession(args);
+  const core = await loadCore();
+  progress(`assembling ${s.messages.length} messages`);
+  const r = coreCall(() => core.assembleOnce(assembleRequest(s, { prompt: args.prompt, budget: args.budget, config: configFromFile(args.config) })));
+  const msgs = applySteps(s.messages, r.steps);
+  if (r.fallback) process.stderr.write(`warning: ${r.fallback}\n`);
+  const st = r.stats;
+  process.stderr.write(formatLogLine(s.session, st.clean) + ` folded=${st.stubbed + st.summarized} budget=${st.budget}${st.overBudget ? " OVER-BUDGET(protected turns alone exceed it)" : ""}\n`);
+  if (args.json) {
+    const turns = r.turns.map(({ id, topic, decision, reason, tokensBefore, tokensAfter }) => ({ id, topic, decision, reason, tokensBefore, tokensAfter }));
+    return out(JSON.stringify({ messages: msgs, estimatedTokens: r.estimatedTokens, turns, stats: st }, null, 2));
+  }
+  const lines = [`turns (${r.turns.length}): decision, tokens before → after, topic, reason`];
+  for (const t of r.turns) {
+    lines.push(`  ${t.id.padEnd(18)} ${t.decision.padEnd(10)} ${String(t.tokensBefore).padStart(6)} → ${String(t.tokensAfter).padEnd(6)} ${t.topic ? `[${t.topic}] ` : ""}${t.reason}`);
+  }
+  lines.push(`what the model sees: ${msgs.length} messages, ~${r.estimatedTokens} of ${st.budget} tokens (${pct(st.clean.tokensBefore, r.estimatedTokens)}% saved)`);
+  msgs.forEach((m, i) => lines.push(`  ${String(i).padStart(4)} ${describeMessage(m)}`));
+  out(lines.join("\n"));
+}
+
+async function indexOf(s, args) {
+  if (!s.entries) throw new InputError(`${s.name}: ${args._[0]} needs an OpenClaw session JSONL (transcript entries with ids)`);
+  const core = await loadCore();
+  const live = coreCall(() => core.newSession(configFromFile(args.config)));
+  progress(`indexing ${s.entries.length} entries`);
+  coreCall(() => live.rebuild(s.entries));
+  return live;
+}
+
+async function cmdIndex(args) {
+  const s = loadSession(args);
+  const live = await indexOf(s, args);
+  const index = live.index();
+  if (args.json) return out(JSON.stringify(index, null, 2));
+  const lines = [`${index.turns.length} turns, ${index.entries} entries on the active branch${index.skipped ? `, ${index.skipped} skipped` : ""}`];
+  for (const t of index.turns) {
+    lines.push(`  ${t.id.padEnd(18)} ${String(t.tokens.total).padStart(6)} tok  ${t.entries.length} entries  ${t.tools.length ? `[${t.tools.join(", ")}] ` : ""}${JSON.stringify(t.userPreview)}${t.compacted ? " (compacted by the host)" : ""}`);
+  }
+  out(lines.join("\n"));
+}
+
+async function cmdTopics(args) {
+  const s = loadSession(args);
+  const live = await indexOf(s, args);
+  const { topics } = live.topics();
+  const ids = live.index().turns.map((t) => t.id);
+  const rows = topics.map((t) => ({ ...t, firstTurnId: ids[t.firstTurn], lastTurnId: ids[t.lastTurn], turns: t.lastTurn - t.firstTurn + 1 }));
+  if (args.json) return out(JSON.stringify({ topics: rows }, null, 2));
+  out([`${rows.length} topics`, ...rows.map((t) => `  #${t.id} ${t.label.padEnd(36)} turns ${t.firstTurn}–${t.lastTurn} (${t.turns}; ${t.firstTurnId} … ${t.lastTurnId})`)].join("\n"));
+}
+
+const PAGE = 50;
+
+async function cmdRecover(args) {
+  const s = loadSession(args);
+  const id = args._[2];
+  if (!id) throw new UsageError("recover needs a turn id (see `contextfold index`)");
+  const live = await indexOf(s, args);
+  const turn = live.index().turns.find((t) => t.id === id);
+  if (!turn) throw new InputError(`${s.name}: no turn ${JSON.stringify(id)} on the active branch`);
+  const page = args.page ?? 0;
+  const refs = turn.entries.slice(page * PAGE, (page + 1) * PAGE);
+  const lines = refs.map((r) => s.buf.subarray(r.range[0], r.range[1]).toString("utf8").replace(/\n$/, ""));
+  const pages = Math.max(1, Math.ceil(turn.entries.length / PAGE));
+  if (args.json) {
+    return out(JSON.stringify({ turnId: id, page, pages, entries: lines.map((l) => JSON.parse(l)) }, null, 2));
+  }
+  process.stderr.write(`turn ${id}: ${turn.entries.length} entries, page ${page + 1} of ${pages}\n`);
+  out(lines.join("\n"));
+}
+
+const COMMANDS = { clean: cmdClean, assemble: cmdAssemble, recover: cmdRecover, topics: cmdTopics, index: cmdIndex };
 
 async function main(argv) {
   const args = parseArgs(argv);
   const cmd = args._[0];
   if (args.help || !cmd) {
-    process.stdout.write(USAGE + "\n");
+    out(USAGE);
     return args.help ? 0 : 2;
   }
-  if (cmd === "clean") await cmdClean(args);
-  else throw new UsageError(`unknown command ${cmd}`);
+  const run = COMMANDS[cmd];
+  if (!run) throw new UsageError(`unknown command ${cmd}`);
+  await run(args);
   return 0;
 }
 
@@ -106,7 +219,7 @@ main(process.argv.slice(2)).then(
       process.stderr.write(`contextfold: ${err.message}\n${USAGE}\n`);
       process.exit(2);
     }
-    process.stderr.write(`contextfold: ${err instanceof InputError ? err.message : err.stack ?? err}\n`);
+    process.stderr.write(`contextfold: ${err instanceof InputError ? err.message : (err.stack ?? err)}\n`);
     process.exit(1);
   },
 );

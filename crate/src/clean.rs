@@ -8,12 +8,17 @@
 //! What the seed algorithm leaves implicit, and providers require (PROVIDERS.md), is decided
 //! here too:
 //! * a tool exchange (one assistant message's calls, parallel or not, and all their
-//!   results) is dropped or kept as a unit; a mixed text + calls message keeps its text;
-//! * an exchange whose removal would leave two user prompts adjacent is kept;
+//!   results, wherever they sit) is dropped or kept as a unit; a mixed text + calls message
+//!   keeps its text;
+//! * the live tool loop (the unfinished turn at the end) is left whole, its steps before the
+//!   frontier included;
+//! * an exchange or message whose removal would leave two user prompts (or two answers)
+//!   adjacent is kept;
 //! * thinking is kept on a message that keeps tool calls unless its provider is known not to
-//!   need it, and inside the live tool loop;
+//!   need it;
 //! * a text remnant that would sit right before another assistant message is merged into it
-//!   (or, when that message must stay untouched, dropped), so roles still alternate.
+//!   (or, when that message must stay untouched, dropped; or, when it still carries thinking,
+//!   its exchange is kept), so roles still alternate.
 //!
 //! The cleaner only proposes; [`crate::gate`] checks the result.
 
@@ -57,8 +62,13 @@ pub struct CleanStats {
 impl CleanStats {
     /// True when the cleaner changed anything.
     pub fn changed(&self) -> bool {
-        self.cleaned_rc + self.cleaned_think + self.drop_tool + self.drop_asst_tc
-            + self.dropped_calls + self.dropped_empty + self.merged_text
+        self.cleaned_rc
+            + self.cleaned_think
+            + self.drop_tool
+            + self.drop_asst_tc
+            + self.dropped_calls
+            + self.dropped_empty
+            + self.merged_text
             > 0
     }
 }
@@ -76,6 +86,9 @@ pub fn clean(messages: &[Value], cfg: &CleanConfig) -> Cleaned {
     let pairing = Pairing::of(messages);
     let fr = frontier::find(messages, &pairing);
     let end = frontier::keep_recent_turns(messages, fr.index, cfg.keep_recent_turns);
+    // The live tool loop is in progress even before its frontier: its earlier steps, their
+    // results and their thinking stay whole (PROVIDERS.md rule 8).
+    let end = fr.loop_start.map_or(end, |s| end.min(s));
     let mut drop_ex = vec![false; messages.len()];
     if cfg.drop_tool_results {
         for i in 0..end {
@@ -87,13 +100,69 @@ pub fn clean(messages: &[Value], cfg: &CleanConfig) -> Cleaned {
             drop_ex[i] = within && (message::has_text(msg) || cfg.drop_tool_call_messages);
         }
     }
-    // Restore exchanges whose removal would join two user prompts; each pass restores one,
-    // so this ends after at most one pass per exchange.
-    loop {
-        let pass = Pass::run(messages, cfg, &pairing, fr, end, &drop_ex);
-        match pass.joined_users(messages, &drop_ex) {
-            Some(i) => drop_ex[i] = false,
-            None => return pass.finish(messages, end, fr),
+    // Messages dropped only because they were empty or orphaned, brought back whole.
+    let mut keep_whole = vec![false; messages.len()];
+    let build = |drop_ex: &[bool], keep_whole: &[bool]| {
+        let mut pass = Pass::run(messages, cfg, &pairing, end, drop_ex, keep_whole);
+        pass.merge_remnants(messages, end);
+        pass
+    };
+    // Restore what a removal would join into two adjacent prompts or answers; each round
+    // restores at least one exchange or message and flags only go one way, so this ends.
+    let mut pass = build(&drop_ex, &keep_whole);
+    let mut restored: Vec<Vec<Restored>> = Vec::new();
+    while let Some(group) = pass
+        .joins(messages)
+        .into_iter()
+        .find_map(|(a, b)| restore(messages, &pairing, &pass, a, b, &drop_ex, &keep_whole))
+    {
+        for &r in &group {
+            r.set(true, &mut drop_ex, &mut keep_whole);
+        }
+        restored.push(group);
+        pass = build(&drop_ex, &keep_whole);
+    }
+    // A restoration can make another one unnecessary: undo those until none is left, so the
+    // result is minimal and cleaning this output again finds nothing more to remove.
+    restored.reverse();
+    while pass.joins(messages).is_empty() {
+        let mut undone = false;
+        restored.retain(|group| {
+            for &r in group {
+                r.set(false, &mut drop_ex, &mut keep_whole);
+            }
+            let trial = build(&drop_ex, &keep_whole);
+            if trial.joins(messages).is_empty() {
+                pass = trial;
+                undone = true;
+                return false;
+            }
+            for &r in group {
+                r.set(true, &mut drop_ex, &mut keep_whole);
+            }
+            true
+        });
+        if !undone {
+            break;
+        }
+    }
+    pass.finish(messages, fr)
+}
+
+/// A removal the adjacency repair takes back.
+#[derive(Debug, Clone, Copy)]
+enum Restored {
+    /// Keep the tool exchange of assistant message `i`.
+    Exchange(usize),
+    /// Keep message `i` as it is.
+    Whole(usize),
+}
+
+impl Restored {
+    fn set(self, on: bool, drop_ex: &mut [bool], keep_whole: &mut [bool]) {
+        match self {
+            Restored::Exchange(i) => drop_ex[i] = !on,
+            Restored::Whole(i) => keep_whole[i] = on,
         }
     }
 }
@@ -115,26 +184,31 @@ impl Pass {
         messages: &[Value],
         cfg: &CleanConfig,
         pairing: &Pairing,
-        fr: Frontier,
         end: usize,
         drop_ex: &[bool],
+        keep_whole: &[bool],
     ) -> Pass {
         let mut stats = CleanStats::default();
         let mut entries = Vec::with_capacity(messages.len());
         for (j, msg) in messages.iter().enumerate() {
-            let keep = Entry { source: j, message: None, had_calls: false };
-            if j >= end {
+            let keep = Entry {
+                source: j,
+                message: None,
+                had_calls: false,
+            };
+            if j >= end || keep_whole[j] {
                 entries.push(keep);
                 continue;
             }
             match message::kind(msg) {
                 Kind::Assistant => {
-                    let in_loop = fr.loop_start.is_some_and(|s| j >= s);
-                    if let Some(e) = clean_assistant(msg, j, cfg, drop_ex[j], in_loop, &mut stats) {
+                    if let Some(e) = clean_assistant(msg, j, cfg, drop_ex[j], &mut stats) {
                         entries.push(e);
                     }
                 }
-                Kind::ToolResult => {
+                // Tool results, including Anthropic `tool_result` blocks sent next to new
+                // user text: a result goes with its call.
+                kind @ (Kind::ToolResult | Kind::User) if !pairing.call_of[j].is_empty() => {
                     let drop: Vec<bool> = pairing.call_of[j]
                         .iter()
                         .map(|c| match c {
@@ -146,7 +220,7 @@ impl Pass {
                     stats.drop_tool += n;
                     if n == 0 {
                         entries.push(keep);
-                    } else if n < drop.len() {
+                    } else if n < drop.len() || kind == Kind::User {
                         entries.push(Entry {
                             source: j,
                             message: Some(without_result_blocks(msg, &drop)),
@@ -160,29 +234,11 @@ impl Pass {
         Pass { entries, stats }
     }
 
-    /// An exchange whose removal left two user prompts adjacent, if any.
-    fn joined_users(&self, messages: &[Value], drop_ex: &[bool]) -> Option<usize> {
-        let sig: Vec<&Entry> = self
-            .entries
-            .iter()
-            .filter(|e| significant(&messages[e.source]))
-            .collect();
-        for w in sig.windows(2) {
-            let (a, b) = (w[0].source, w[1].source);
-            if message::kind(&messages[a]) == Kind::User
-                && message::kind(&messages[b]) == Kind::User
-                && b > a + 1
-            {
-                if let Some(i) = (a + 1..b).rev().find(|&i| drop_ex[i]) {
-                    return Some(i);
-                }
-            }
-        }
-        None
-    }
-
-    /// Repairs assistant adjacency, then produces the plan and final counts.
-    fn finish(mut self, messages: &[Value], end: usize, fr: Frontier) -> Cleaned {
+    /// Merges a text remnant (an assistant message that lost its calls) into the assistant
+    /// message that now follows it, or drops it when that message must stay untouched. A
+    /// remnant that still carries thinking (it may be neither removed nor moved) is kept, and
+    /// the adjacency it leaves is repaired by restoring its exchange.
+    fn merge_remnants(&mut self, messages: &[Value], end: usize) {
         let mut out: Vec<Entry> = Vec::with_capacity(self.entries.len());
         for e in self.entries.drain(..) {
             if significant(&messages[e.source]) {
@@ -193,25 +249,58 @@ impl Pass {
                         && message::kind(&messages[b.source]) == Kind::Assistant;
                     let were_apart = (a.source + 1..b.source).any(|k| significant(&messages[k]));
                     if both_asst && were_apart && a.had_calls && a.message.is_some() {
-                        let remnant = out.remove(p);
-                        let target = e.message.clone().unwrap_or_else(|| messages[e.source].clone());
-                        match (e.source < end).then(|| merge_text(&remnant, &target)).flatten() {
+                        let target = e
+                            .message
+                            .clone()
+                            .unwrap_or_else(|| messages[e.source].clone());
+                        match (e.source < end).then(|| merge_text(a, &target)).flatten() {
                             Some(merged) => {
+                                out.remove(p);
                                 self.stats.merged_text += 1;
-                                out.push(Entry { source: e.source, message: Some(merged), had_calls: e.had_calls });
+                                out.push(Entry {
+                                    source: e.source,
+                                    message: Some(merged),
+                                    had_calls: e.had_calls,
+                                });
+                                continue;
                             }
-                            None => {
+                            None if !has_thinking(a.message.as_ref()) => {
+                                out.remove(p);
                                 self.stats.drop_asst_tc += 1;
-                                out.push(e);
                             }
+                            None => {}
                         }
-                        continue;
                     }
                 }
             }
             out.push(e);
         }
-        let steps: Vec<Step> = out
+        self.entries = out;
+    }
+
+    /// Output neighbours of the same role (prompts or answers) that the input kept apart.
+    fn joins(&self, messages: &[Value]) -> Vec<(usize, usize)> {
+        let sig: Vec<usize> = self
+            .entries
+            .iter()
+            .map(|e| e.source)
+            .filter(|&s| significant(&messages[s]))
+            .collect();
+        sig.windows(2)
+            .map(|w| (w[0], w[1]))
+            .filter(|&(a, b)| {
+                let (ka, kb) = (message::kind(&messages[a]), message::kind(&messages[b]));
+                ka == kb
+                    && matches!(ka, Kind::User | Kind::Assistant)
+                    && (a + 1..b).any(|k| significant(&messages[k]))
+            })
+            .collect()
+    }
+
+    /// Produces the plan and final counts.
+    fn finish(mut self, messages: &[Value], fr: Frontier) -> Cleaned {
+        let steps: Vec<Step> = self
+            .entries
             .into_iter()
             .map(|e| match e.message {
                 Some(m) => Step::replace(e.source, m),
@@ -221,15 +310,68 @@ impl Pass {
         self.stats.messages_before = messages.len();
         self.stats.messages_after = steps.len();
         self.stats.tokens_before = tokens::messages(messages);
-        self.stats.tokens_after = steps.iter().map(|s| tokens::message(s.resolve(messages))).sum();
+        self.stats.tokens_after = steps
+            .iter()
+            .map(|s| tokens::message(s.resolve(messages)))
+            .sum();
         self.stats.frontier = fr.index;
-        Cleaned { steps, stats: self.stats, frontier: fr }
+        Cleaned {
+            steps,
+            stats: self.stats,
+            frontier: fr,
+        }
     }
+}
+
+/// What to bring back so that output neighbours `a` and `b` are apart again: the latest
+/// dropped exchange or message between them (or, failing that, `a`'s own exchange); `None`
+/// when there is nothing left to bring back.
+fn restore(
+    messages: &[Value],
+    pairing: &Pairing,
+    pass: &Pass,
+    a: usize,
+    b: usize,
+    drop_ex: &[bool],
+    keep_whole: &[bool],
+) -> Option<Vec<Restored>> {
+    let present = |i: usize| pass.entries.iter().any(|e| e.source == i);
+    for i in (a + 1..b).rev() {
+        if present(i) || !significant(&messages[i]) {
+            continue;
+        }
+        if drop_ex[i] {
+            return Some(vec![Restored::Exchange(i)]);
+        }
+        let issuers: Vec<Restored> = pairing.call_of[i]
+            .iter()
+            .flatten()
+            .filter(|(k, _)| drop_ex[*k])
+            .map(|(k, _)| Restored::Exchange(*k))
+            .collect();
+        if !issuers.is_empty() {
+            return Some(issuers);
+        }
+        if !keep_whole[i] {
+            return Some(vec![Restored::Whole(i)]);
+        }
+    }
+    drop_ex[a].then(|| vec![Restored::Exchange(a)])
+}
+
+fn has_thinking(m: Option<&Value>) -> bool {
+    m.and_then(message::parts).is_some_and(|p| {
+        p.iter()
+            .any(|x| message::part_kind(x) == PartKind::Thinking)
+    })
 }
 
 /// Messages that count for role alternation (custom and unknown roles are not sent as turns).
 fn significant(m: &Value) -> bool {
-    matches!(message::kind(m), Kind::User | Kind::Assistant | Kind::ToolResult)
+    matches!(
+        message::kind(m),
+        Kind::User | Kind::Assistant | Kind::ToolResult
+    )
 }
 
 /// Cleans one assistant message before the frontier; `None` when it is dropped.
@@ -238,12 +380,11 @@ fn clean_assistant(
     j: usize,
     cfg: &CleanConfig,
     drop_calls: bool,
-    in_loop: bool,
     stats: &mut CleanStats,
 ) -> Option<Entry> {
     let calls = message::tool_calls(msg).len();
     let keeps_calls = calls > 0 && !drop_calls;
-    let may_strip = !in_loop && (!keeps_calls || message::provider_tolerates_missing_reasoning(msg));
+    let may_strip = !keeps_calls || message::provider_tolerates_missing_reasoning(msg);
     let strip_thinking = cfg.clean_thinking && may_strip;
     let mut out = msg.clone();
     let mut changed = false;
@@ -280,7 +421,11 @@ fn clean_assistant(
     stats.cleaned_think += think;
     stats.cleaned_rc += rc;
     if !changed {
-        return Some(Entry { source: j, message: None, had_calls: false });
+        return Some(Entry {
+            source: j,
+            message: None,
+            had_calls: false,
+        });
     }
     if message::is_empty_assistant(&out) {
         if calls > 0 {
@@ -291,7 +436,11 @@ fn clean_assistant(
         return None;
     }
     stats.dropped_calls += dropped_calls;
-    Some(Entry { source: j, message: Some(out), had_calls: dropped_calls > 0 })
+    Some(Entry {
+        source: j,
+        message: Some(out),
+        had_calls: dropped_calls > 0,
+    })
 }
 
 /// Removes the `tool_result` blocks flagged in `drop` (by result slot) from a user message.
@@ -311,18 +460,28 @@ fn without_result_blocks(msg: &Value, drop: &[bool]) -> Value {
     out
 }
 
-/// Puts a remnant's text parts in front of `target`'s content, when both are part arrays and
-/// neither carries thinking (thinking blocks are never moved).
+/// Puts a remnant's text parts in front of `target`'s content, when both are part arrays,
+/// neither carries thinking (thinking blocks are never moved) and `target` is a plain answer
+/// (text merged into a tool-call message would make it a mixed message the next run strips).
 fn merge_text(remnant: &Entry, target: &Value) -> Option<Value> {
     let r = remnant.message.as_ref()?;
     let rp = message::parts(r)?;
     let tp = message::parts(target)?;
-    let thinking = |p: &Vec<Value>| p.iter().any(|x| message::part_kind(x) == PartKind::Thinking);
-    if thinking(rp) || thinking(tp) || rp.iter().any(|x| message::part_kind(x) != PartKind::Text) {
+    let thinking = |p: &Vec<Value>| {
+        p.iter()
+            .any(|x| message::part_kind(x) == PartKind::Thinking)
+    };
+    if thinking(rp)
+        || thinking(tp)
+        || rp.iter().any(|x| message::part_kind(x) != PartKind::Text)
+        || !message::tool_calls(target).is_empty()
+    {
         return None;
     }
     let mut merged = target.clone();
     let content: Vec<Value> = rp.iter().chain(tp.iter()).cloned().collect();
-    merged.as_object_mut()?.insert("content".into(), Value::Array(content));
+    merged
+        .as_object_mut()?
+        .insert("content".into(), Value::Array(content));
     Some(merged)
 }

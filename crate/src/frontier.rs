@@ -18,8 +18,8 @@ pub struct Frontier {
     /// Index of the frontier message; `0` when there is nothing to anchor on.
     pub index: usize,
     /// When the history ends inside an unfinished tool loop: the index of the first
-    /// message after the user message that started it. Thinking in `loop_start..` is
-    /// never edited (PROVIDERS.md rule 8).
+    /// message after the user message that started it. The cleaner leaves `loop_start..`
+    /// whole, and no stage may drop or edit its thinking (PROVIDERS.md rule 8).
     pub loop_start: Option<usize>,
 }
 
@@ -29,7 +29,12 @@ pub fn find(messages: &[Value], pairing: &Pairing) -> Frontier {
     while i > 0 {
         i -= 1;
         match message::kind(&messages[i]) {
-            Kind::User => return Frontier { index: i, loop_start: None },
+            Kind::User => {
+                return Frontier {
+                    index: i,
+                    loop_start: None,
+                }
+            }
             Kind::Assistant => {
                 let in_loop = !message::tool_calls(&messages[i]).is_empty();
                 return Frontier {
@@ -48,13 +53,19 @@ pub fn find(messages: &[Value], pairing: &Pairing) -> Frontier {
                         index: a,
                         loop_start: Some(loop_start(messages, a)),
                     },
-                    None => Frontier { index: 0, loop_start: None },
+                    None => Frontier {
+                        index: 0,
+                        loop_start: None,
+                    },
                 };
             }
             Kind::System | Kind::Other => continue,
         }
     }
-    Frontier { index: 0, loop_start: None }
+    Frontier {
+        index: 0,
+        loop_start: None,
+    }
 }
 
 /// The first message after the last user prompt before `i`.
@@ -104,8 +115,20 @@ mod tests {
         // ends with assistant
         assert_eq!(f(&[user.clone(), asst.clone()]).index, 1);
         // ends with tool result → its issuing assistant
-        let m = [user.clone(), asst.clone(), user.clone(), call.clone(), res.clone()];
-        assert_eq!(f(&m), Frontier { index: 3, loop_start: Some(3) });
+        let m = [
+            user.clone(),
+            asst.clone(),
+            user.clone(),
+            call.clone(),
+            res.clone(),
+        ];
+        assert_eq!(
+            f(&m),
+            Frontier {
+                index: 3,
+                loop_start: Some(3)
+            }
+        );
         // empty / only custom messages → nothing to clean
         assert_eq!(f(&[]).index, 0);
         assert_eq!(f(&[json!({"role":"custom"})]).index, 0);

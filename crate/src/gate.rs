@@ -40,7 +40,12 @@ fn counts(ms: &[Value]) -> Counts {
     let mut c = Counts::default();
     let pairing = Pairing::of(ms);
     let sig: Vec<usize> = (0..ms.len())
-        .filter(|&i| matches!(message::kind(&ms[i]), Kind::User | Kind::Assistant | Kind::ToolResult))
+        .filter(|&i| {
+            matches!(
+                message::kind(&ms[i]),
+                Kind::User | Kind::Assistant | Kind::ToolResult
+            )
+        })
         .collect();
     // The live, unfinished tool loop at the very end may have unanswered calls.
     let last_turn_msg = sig
@@ -60,7 +65,8 @@ fn counts(ms: &[Value]) -> Counts {
                     .unwrap_or(ms.len());
                 for ans in &pairing.answer_of[i] {
                     match ans {
-                        Some((r, _)) if *r < next_turn => {}
+                        // `<=`: an Anthropic user message may carry results next to new text.
+                        Some((r, _)) if *r <= next_turn => {}
                         None if Some(i) == last_turn_msg => {}
                         _ => c.unanswered_calls += 1,
                     }
@@ -69,7 +75,7 @@ fn counts(ms: &[Value]) -> Counts {
                     c.empty += 1;
                 }
             }
-            Kind::ToolResult => {
+            Kind::ToolResult | Kind::User if !pairing.call_of[i].is_empty() => {
                 // Rule 2: answers a call of the nearest preceding assistant message.
                 let nearest = sig[..pos]
                     .iter()
@@ -104,8 +110,10 @@ fn counts(ms: &[Value]) -> Counts {
 
 fn has_blank_text(m: &Value) -> bool {
     message::parts(m).is_some_and(|p| {
-        p.iter()
-            .any(|x| message::part_kind(x) == PartKind::Text && message::str_field(x, "text").trim().is_empty())
+        p.iter().any(|x| {
+            message::part_kind(x) == PartKind::Text
+                && message::str_field(x, "text").trim().is_empty()
+        })
     })
 }
 
@@ -120,7 +128,10 @@ pub fn check(input: &[Value], steps: &[Step], live_from: Option<usize>) -> Resul
     for s in steps {
         if let Some(i) = s.source {
             if i >= input.len() || last.is_some_and(|l| i <= l) {
-                return refuse(0, format!("plan source {i} is out of range or out of order"));
+                return refuse(
+                    0,
+                    format!("plan source {i} is out of range or out of order"),
+                );
             }
             last = Some(i);
         } else if s.message.is_none() {
@@ -130,18 +141,52 @@ pub fn check(input: &[Value], steps: &[Step], live_from: Option<usize>) -> Resul
     for s in steps {
         relational(input, s, live_from)?;
     }
+    // Rule 8: no message with thinking dropped from the live tool loop.
+    if let Some(l) = live_from {
+        if let Some(i) = (l..input.len()).find(|&i| {
+            message::has_reasoning(&input[i]) && !steps.iter().any(|s| s.source == Some(i))
+        }) {
+            return refuse(
+                8,
+                format!("message {i}: dropped with its thinking from the live tool loop"),
+            );
+        }
+    }
     let output = steps::apply(steps, input);
     let (a, b) = (counts(input), counts(&output));
     let pairs: [(u8, &str, usize, usize); 5] = [
-        (1, "tool calls without a following result", a.unanswered_calls, b.unanswered_calls),
-        (2, "tool results without a call in the preceding assistant message", a.orphan_results, b.orphan_results),
+        (
+            1,
+            "tool calls without a following result",
+            a.unanswered_calls,
+            b.unanswered_calls,
+        ),
+        (
+            2,
+            "tool results without a call in the preceding assistant message",
+            a.orphan_results,
+            b.orphan_results,
+        ),
         (10, "empty or blank assistant messages", a.empty, b.empty),
-        (11, "conversation not starting with a user message", a.first_not_user, b.first_not_user),
-        (12, "consecutive messages of the same role", a.same_role_runs, b.same_role_runs),
+        (
+            11,
+            "conversation not starting with a user message",
+            a.first_not_user,
+            b.first_not_user,
+        ),
+        (
+            12,
+            "consecutive messages of the same role",
+            a.same_role_runs,
+            b.same_role_runs,
+        ),
     ];
     for (rule, what, before, after) in pairs {
         if after > before {
-            return refuse(rule, format!("{what}: output has {after}, input had {before}"));
+            return refuse(
+                rule,
+                format!("{what}: output has {after}, input had {before}"),
+            );
         }
     }
     Ok(())
@@ -153,9 +198,13 @@ fn relational(input: &[Value], s: &Step, live_from: Option<usize>) -> Result<(),
     let Some(i) = s.source else {
         // Inserted messages carry no signed or binary content (rules 7, 13).
         if message::parts(out).is_some_and(|p| {
-            p.iter().any(|x| matches!(message::part_kind(x), PartKind::Thinking | PartKind::Image))
+            p.iter()
+                .any(|x| matches!(message::part_kind(x), PartKind::Thinking | PartKind::Image))
         }) {
-            return refuse(7, "an inserted message carries thinking or image content".into());
+            return refuse(
+                7,
+                "an inserted message carries thinking or image content".into(),
+            );
         }
         return Ok(());
     };
@@ -163,19 +212,37 @@ fn relational(input: &[Value], s: &Step, live_from: Option<usize>) -> Result<(),
     let src_parts = message::parts(src).map(Vec::as_slice).unwrap_or(&[]);
     let out_parts = message::parts(out).map(Vec::as_slice).unwrap_or(&[]);
     // Rule 3: a batch of calls is kept or removed whole.
-    let (n_in, n_out) = (message::tool_calls(src).len(), message::tool_calls(out).len());
+    let (n_in, n_out) = (
+        message::tool_calls(src).len(),
+        message::tool_calls(out).len(),
+    );
     if n_out != 0 && n_out != n_in {
-        return refuse(3, format!("message {i}: {n_out} of {n_in} parallel tool calls kept"));
+        return refuse(
+            3,
+            format!("message {i}: {n_out} of {n_in} parallel tool calls kept"),
+        );
     }
     // Rule 7: thinking blocks kept byte-identical, in order, never moved.
-    let src_thinking: Vec<&Value> = src_parts.iter().filter(|p| message::part_kind(p) == PartKind::Thinking).collect();
-    let out_thinking: Vec<&Value> = out_parts.iter().filter(|p| message::part_kind(p) == PartKind::Thinking).collect();
+    let src_thinking: Vec<&Value> = src_parts
+        .iter()
+        .filter(|p| message::part_kind(p) == PartKind::Thinking)
+        .collect();
+    let out_thinking: Vec<&Value> = out_parts
+        .iter()
+        .filter(|p| message::part_kind(p) == PartKind::Thinking)
+        .collect();
     if !is_subsequence(&out_thinking, &src_thinking) {
-        return refuse(7, format!("message {i}: a thinking block was edited or moved"));
+        return refuse(
+            7,
+            format!("message {i}: a thinking block was edited or moved"),
+        );
     }
     // Rule 8: no thinking removed inside the live tool loop.
     if live_from.is_some_and(|l| i >= l) && out_thinking.len() != src_thinking.len() {
-        return refuse(8, format!("message {i}: thinking removed inside the live tool loop"));
+        return refuse(
+            8,
+            format!("message {i}: thinking removed inside the live tool loop"),
+        );
     }
     // Rule 9: a message that keeps tool calls keeps its reasoning unless the provider allows.
     if n_out > 0
@@ -183,25 +250,46 @@ fn relational(input: &[Value], s: &Step, live_from: Option<usize>) -> Result<(),
         && !message::has_reasoning(out)
         && !message::provider_tolerates_missing_reasoning(src)
     {
-        return refuse(9, format!("message {i}: tool calls kept without their reasoning"));
+        return refuse(
+            9,
+            format!("message {i}: tool calls kept without their reasoning"),
+        );
     }
     // Rule 13: images kept whole.
-    let src_images: Vec<&Value> = src_parts.iter().filter(|p| message::part_kind(p) == PartKind::Image).collect();
-    for img in out_parts.iter().filter(|p| message::part_kind(p) == PartKind::Image) {
+    let src_images: Vec<&Value> = src_parts
+        .iter()
+        .filter(|p| message::part_kind(p) == PartKind::Image)
+        .collect();
+    for img in out_parts
+        .iter()
+        .filter(|p| message::part_kind(p) == PartKind::Image)
+    {
         if !src_images.contains(&img) {
             return refuse(13, format!("message {i}: an image block was altered"));
         }
     }
     // Rule 14: array content stays an array.
-    if src.get("content").is_some_and(Value::is_array) && !out.get("content").is_some_and(Value::is_array) {
-        return refuse(14, format!("message {i}: content array turned into another type"));
+    if src.get("content").is_some_and(Value::is_array)
+        && !out.get("content").is_some_and(Value::is_array)
+    {
+        return refuse(
+            14,
+            format!("message {i}: content array turned into another type"),
+        );
     }
     // Rules 6 and 15: every field not deliberately edited is passed through unchanged.
     const EDITABLE: [&str; 3] = ["content", "reasoning_content", "tool_calls"];
     if let (Some(so), Some(oo)) = (src.as_object(), out.as_object()) {
         for (k, v) in so {
             if !EDITABLE.contains(&k.as_str()) && oo.get(k) != Some(v) {
-                let rule = if matches!(k.as_str(), "toolCallId" | "tool_call_id" | "toolName" | "isError") { 6 } else { 15 };
+                let rule = if matches!(
+                    k.as_str(),
+                    "toolCallId" | "tool_call_id" | "toolName" | "isError"
+                ) {
+                    6
+                } else {
+                    15
+                };
                 return refuse(rule, format!("message {i}: field `{k}` changed or dropped"));
             }
         }
@@ -249,7 +337,12 @@ mod tests {
         let m = sample();
         let mut one = m[1].clone();
         one["content"].as_array_mut().unwrap().pop();
-        let steps = vec![Step::keep(0), Step::replace(1, one), Step::keep(2), Step::keep(4)];
+        let steps = vec![
+            Step::keep(0),
+            Step::replace(1, one),
+            Step::keep(2),
+            Step::keep(4),
+        ];
         assert_eq!(check(&m, &steps, None).unwrap_err().rule, 3);
     }
 
@@ -261,7 +354,12 @@ mod tests {
         ];
         let mut edited = m[1].clone();
         edited["content"][0]["thinking"] = json!("y");
-        assert_eq!(check(&m, &[Step::keep(0), Step::replace(1, edited)], None).unwrap_err().rule, 7);
+        assert_eq!(
+            check(&m, &[Step::keep(0), Step::replace(1, edited)], None)
+                .unwrap_err()
+                .rule,
+            7
+        );
     }
 
     #[test]
@@ -269,15 +367,33 @@ mod tests {
         let m = sample();
         let mut r = m[2].clone();
         r.as_object_mut().unwrap().remove("toolName");
-        let steps = vec![Step::keep(0), Step::keep(1), Step::replace(2, r), Step::keep(3), Step::keep(4)];
+        let steps = vec![
+            Step::keep(0),
+            Step::keep(1),
+            Step::replace(2, r),
+            Step::keep(3),
+            Step::keep(4),
+        ];
         assert_eq!(check(&m, &steps, None).unwrap_err().rule, 6);
-        let u = vec![json!({"role":"user","content":"a"}), json!({"role":"assistant","content":"x"}), json!({"role":"user","content":"b"})];
-        assert_eq!(check(&u, &[Step::keep(0), Step::keep(2)], None).unwrap_err().rule, 12);
+        let u = vec![
+            json!({"role":"user","content":"a"}),
+            json!({"role":"assistant","content":"x"}),
+            json!({"role":"user","content":"b"}),
+        ];
+        assert_eq!(
+            check(&u, &[Step::keep(0), Step::keep(2)], None)
+                .unwrap_err()
+                .rule,
+            12
+        );
     }
 
     #[test]
     fn existing_violations_are_tolerated() {
-        let m = vec![json!({"role":"tool","tool_call_id":"x","content":"r"}), json!({"role":"user","content":"q"})];
+        let m = vec![
+            json!({"role":"tool","tool_call_id":"x","content":"r"}),
+            json!({"role":"user","content":"q"}),
+        ];
         assert!(check(&m, &steps::identity(2), None).is_ok());
     }
 }

@@ -14,15 +14,22 @@
 //! * [`tokens`]: how many tokens a message costs;
 //! * [`config`]: the options and their defaults.
 
+pub mod assemble;
 pub mod clean;
 pub mod config;
 pub mod error;
 pub mod frontier;
 pub mod gate;
+pub mod index;
 pub mod message;
 pub mod pairing;
+pub mod session;
 pub mod steps;
+pub mod summary;
 pub mod tokens;
+pub mod topics;
+pub mod truncate;
+pub mod turns;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;
@@ -77,10 +84,34 @@ pub fn clean_messages(messages: &[Value], config: &config::CleanConfig) -> Clean
 }
 
 /// [`clean_messages`] over a JSON request document (`{"messages": [...], "config": {...}}`).
+/// `config` is the engine's whole config (the cleaner uses its part).
 pub fn clean_json(input: &str) -> Result<String, Error> {
     let req: CleanRequest = serde_json::from_str(input)?;
-    let cfg = config::CleanConfig::from_json(&req.config)?;
-    Ok(serde_json::to_string(&clean_messages(&req.messages, &cfg))?)
+    let cfg = config::Config::from_json(&req.config)?;
+    Ok(serde_json::to_string(&clean_messages(&req.messages, &cfg.clean()))?)
+}
+
+/// A one-shot assemble over a whole transcript (see [`session::OneShot`]).
+pub fn assemble_json(input: &str) -> Result<String, Error> {
+    let req: session::OneShot = serde_json::from_str(input)?;
+    Ok(serde_json::to_string(&req.run()?)?)
+}
+
+/// A deterministic summary of one turn: `{"turnId", "messages", "maxTokens"}` → text.
+pub fn summarize_json(input: &str) -> Result<String, Error> {
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Req {
+        turn_id: String,
+        messages: Vec<Value>,
+        #[serde(default = "default_summary_tokens")]
+        max_tokens: usize,
+    }
+    fn default_summary_tokens() -> usize {
+        120
+    }
+    let r: Req = serde_json::from_str(input)?;
+    Ok(summary::extractive(&summary::SummaryInput { turn_id: &r.turn_id, messages: &r.messages, max_tokens: r.max_tokens }))
 }
 
 /// Estimated tokens of a JSON message array.

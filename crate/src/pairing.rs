@@ -5,7 +5,7 @@
 //! global id → message lookup (PROVIDERS.md rule 4). The cleaner, the gate and the planner
 //! all pair through this one function.
 
-use crate::message::{self, Kind};
+use crate::message;
 use serde_json::Value;
 
 /// A (message index, slot) address: the slot is the call's position among the message's
@@ -33,11 +33,9 @@ impl Pairing {
             for (s, c) in calls.into_iter().enumerate() {
                 open.push(((i, s), c.id));
             }
-            let ids = if message::kind(msg) == Kind::ToolResult {
-                message::result_ids(msg)
-            } else {
-                Vec::new()
-            };
+            // Any message may answer calls: tool-result messages, and Anthropic user messages
+            // that carry `tool_result` blocks next to new text.
+            let ids = message::result_ids(msg);
             let mut mine = vec![None; ids.len()];
             for (r, id) in ids.iter().enumerate() {
                 if let Some(pos) = open.iter().rposition(|(_, cid)| cid == id) {

@@ -33,8 +33,122 @@ pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_string()
 }
 
-/// The cleaner's default options, as JSON (the manifest schema mirrors them).
+/// The engine's default options, as JSON (the manifest schema mirrors them).
 #[wasm_bindgen(js_name = defaultConfig)]
 pub fn default_config() -> Result<String, JsError> {
-    serde_json::to_string(&crate::config::CleanConfig::default()).map_err(|e| JsError::new(&e.to_string()))
+    serde_json::to_string(&crate::config::Config::default()).map_err(|e| JsError::new(&e.to_string()))
+}
+
+/// A one-shot assemble over a whole transcript: `{messages, entries?, prompt?, budget?,
+/// config?, summaries?, folded?, pins?}` → `{steps, estimatedTokens, turns, stats, ...}`.
+#[wasm_bindgen(js_name = assembleOnce)]
+pub fn assemble_once(input: &str) -> Result<String, JsError> {
+    crate::assemble_json(input).map_err(to_js)
+}
+
+/// A deterministic extractive summary of one turn (`{turnId, messages, maxTokens?}`).
+#[wasm_bindgen]
+pub fn summarize(input: &str) -> Result<String, JsError> {
+    crate::summarize_json(input).map_err(to_js)
+}
+
+fn parse<T: serde::de::DeserializeOwned>(s: &str) -> Result<T, JsError> {
+    serde_json::from_str(s).map_err(|e| JsError::new(&format!("invalid input: {e}")))
+}
+
+fn json<T: serde::Serialize>(v: &T) -> Result<String, JsError> {
+    serde_json::to_string(v).map_err(|e| JsError::new(&e.to_string()))
+}
+
+/// A live session: index, topics and caches kept inside the wasm instance between requests.
+#[wasm_bindgen]
+pub struct Session(crate::session::Session);
+
+#[wasm_bindgen]
+impl Session {
+    /// Creates a session with the engine config (JSON object).
+    #[wasm_bindgen(constructor)]
+    pub fn new(config: &str) -> Result<Session, JsError> {
+        let v: serde_json::Value = parse(config)?;
+        let cfg = crate::config::Config::from_json(&v).map_err(to_js)?;
+        Ok(Session(crate::session::Session::new(cfg)))
+    }
+
+    /// Replaces the config.
+    pub fn configure(&mut self, config: &str) -> Result<(), JsError> {
+        let v: serde_json::Value = parse(config)?;
+        self.0.set_config(crate::config::Config::from_json(&v).map_err(to_js)?);
+        Ok(())
+    }
+
+    /// Loads a persisted index; false when its version is not this build's.
+    #[wasm_bindgen(js_name = loadIndex)]
+    pub fn load_index(&mut self, index: &str) -> Result<bool, JsError> {
+        Ok(self.0.load_index(parse(index)?))
+    }
+
+    /// The index as JSON (to persist, and for the CLI and tools).
+    #[wasm_bindgen(js_name = indexJson)]
+    pub fn index_json(&self) -> Result<String, JsError> {
+        json(self.0.index())
+    }
+
+    /// Rebuilds the index from all transcript entries.
+    pub fn rebuild(&mut self, entries: &str) -> Result<String, JsError> {
+        let e: Vec<crate::index::Entry> = parse(entries)?;
+        json(&self.0.rebuild(&e))
+    }
+
+    /// Appends new transcript entries; the result's `rewrite` asks for a rebuild.
+    pub fn append(&mut self, entries: &str) -> Result<String, JsError> {
+        let e: Vec<crate::index::Entry> = parse(entries)?;
+        json(&self.0.append(&e))
+    }
+
+    /// Plans a request: `{messages, prompt?, budget?}`.
+    pub fn assemble(&mut self, request: &str) -> Result<String, JsError> {
+        let r: crate::session::AssembleRequest = parse(request)?;
+        json(&self.0.assemble(&r))
+    }
+
+    /// Topics and the topic of each turn.
+    pub fn topics(&mut self) -> Result<String, JsError> {
+        let (topics, of) = self.0.topics();
+        json(&serde_json::json!({ "topics": topics, "topicOfTurn": of }))
+    }
+
+    /// Adds summaries (`{turnId: text}`).
+    #[wasm_bindgen(js_name = setSummaries)]
+    pub fn set_summaries(&mut self, summaries: &str) -> Result<(), JsError> {
+        self.0.set_summaries(parse(summaries)?);
+        Ok(())
+    }
+
+    /// Adds sub-topic labels (`{turnId: label}`).
+    #[wasm_bindgen(js_name = setSubtopics)]
+    pub fn set_subtopics(&mut self, labels: &str) -> Result<(), JsError> {
+        self.0.set_subtopics(parse(labels)?);
+        Ok(())
+    }
+
+    /// Replaces the sticky fold decisions (`[turnId]`).
+    #[wasm_bindgen(js_name = setFolded)]
+    pub fn set_folded(&mut self, ids: &str) -> Result<(), JsError> {
+        let v: Vec<String> = parse(ids)?;
+        self.0.set_folded(v);
+        Ok(())
+    }
+
+    /// The sticky fold decisions (`[turnId]`), to persist.
+    #[wasm_bindgen(js_name = foldedJson)]
+    pub fn folded_json(&self) -> Result<String, JsError> {
+        json(&self.0.folded())
+    }
+
+    /// Replaces the pins (`{turnIds, tools, patterns}`).
+    #[wasm_bindgen(js_name = setPins)]
+    pub fn set_pins(&mut self, pins: &str) -> Result<(), JsError> {
+        self.0.set_pins(parse(pins)?);
+        Ok(())
+    }
 }

@@ -40,9 +40,41 @@ export function wrapGlue(glue) {
     estimateTokens(messages) {
       return call(() => glue.estimateTokens(JSON.stringify(messages)));
     },
-    /** The cleaner's default options. */
+    /** The engine's default options. */
     defaultConfig() {
       return call(() => JSON.parse(glue.defaultConfig()));
+    },
+    /**
+     * One-shot assemble over a whole transcript (CLI, playground):
+     * `{messages, entries?, prompt?, budget?, config?, summaries?, folded?, pins?}`.
+     */
+    assembleOnce(request) {
+      return call(() => JSON.parse(glue.assembleOnce(JSON.stringify(request))));
+    },
+    /** A deterministic extractive summary of one turn's messages. */
+    summarize(turnId, messages, maxTokens = 120) {
+      return call(() => glue.summarize(JSON.stringify({ turnId, messages, maxTokens })));
+    },
+    /** A live session kept inside this wasm instance. */
+    newSession(config = {}) {
+      const s = call(() => new glue.Session(JSON.stringify(config)));
+      const j = (fn) => call(() => JSON.parse(fn()));
+      return {
+        core,
+        configure: (c) => call(() => s.configure(JSON.stringify(c))),
+        loadIndex: (index) => call(() => s.loadIndex(JSON.stringify(index))),
+        index: () => j(() => s.indexJson()),
+        rebuild: (entries) => j(() => s.rebuild(JSON.stringify(entries))),
+        append: (entries) => j(() => s.append(JSON.stringify(entries))),
+        assemble: (req) => j(() => s.assemble(JSON.stringify(req))),
+        topics: () => j(() => s.topics()),
+        setSummaries: (m) => call(() => s.setSummaries(JSON.stringify(m))),
+        setSubtopics: (m) => call(() => s.setSubtopics(JSON.stringify(m))),
+        setFolded: (ids) => call(() => s.setFolded(JSON.stringify(ids))),
+        folded: () => j(() => s.foldedJson()),
+        setPins: (p) => call(() => s.setPins(JSON.stringify(p))),
+        free: () => s.free(),
+      };
     },
   };
   function call(fn) {

@@ -133,3 +133,17 @@ export function readMessages(text, { format = "auto", name = "input" } = {}) {
   if (bad >= 0) throw new InputError(`${name}: message ${bad} is not an object`);
   return { format, warnings: [], messages };
 }
+
+/**
+ * The one-shot assemble request for a read session (the CLI and the playground build it the
+ * same way, so they show the same result for the same input and settings).
+ */
+export function assembleRequest(session, { prompt, budget, config } = {}) {
+  return {
+    messages: session.messages,
+    ...(session.entries ? { entries: session.entries } : {}),
+    prompt: prompt || null,
+    budget: budget || null,
+    config: config ?? {},
+  };
+}

@@ -1,41 +1,110 @@
 // The OpenClaw context engine: an adapter from the host's lifecycle to the wasm core.
 // The host creates one engine per logical turn and disposes it afterwards, so nothing
-// durable lives on the instance: the wasm module is shared per process (js/core/node.js)
-// and records live on disk (store.js).
-import { loadCore, applySteps, formatLogLine, changed, roughTokens } from "../core/node.js";
+// durable lives on the instance: the wasm module is shared per process (js/core/node.js),
+// live sessions are kept in a process-wide registry (live.js) and records live on disk.
+//
+// Per turn the host calls: [bootstrap → maintain] → assemble → (model/tool loop) →
+// commitTurn → maintain → dispose. assemble never waits for an LLM and never throws: any
+// failure returns the host's messages unchanged with one warning line.
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { applySteps, formatLogLine, changed, roughTokens } from "../core/node.js";
+import { splitConfig } from "../core/config.js";
 import { SessionStore } from "./store.js";
+import { LiveSession, LiveSessions } from "./live.js";
+import { JsonlTranscript, SqliteTranscript } from "./transcript.js";
+import { LlmBudget, pickComplete } from "./llm.js";
+import { summarizeQueued, labelSubtopic, turnMessages } from "./background.js";
 
 export const ENGINE_ID = "contextfold";
 
-/** Options that the JS layer handles itself; every other key goes to the core. */
-const JS_KEYS = new Set(["stateDir"]);
+/** Wall-clock guard of one assemble (the host's turn must never wait on us for long). */
+export const ASSEMBLE_TIMEOUT_MS = 5_000;
+/** Deadline of one background pass (maintain). */
+const BACKGROUND_MS = 60_000;
 
-/** Splits the plugin config into the core's options and the JS layer's. */
-export function splitConfig(pluginConfig = {}) {
-  const core = {};
-  const js = {};
-  for (const [k, v] of Object.entries(pluginConfig ?? {})) (JS_KEYS.has(k) ? js : core)[k] = v;
-  return { core, js };
+const registry = new LiveSessions();
+
+/** The agent id of a session key `agent:<agentId>:<rest>`. */
+export function agentIdOf(params) {
+  const target = params?.sessionTarget ?? {};
+  if (target.agentId) return target.agentId;
+  const m = /^agent:([^:]+):/.exec(params?.sessionKey ?? target.sessionKey ?? "");
+  return m ? m[1] : "main";
+}
+
+export function sessionKeyOf(p) {
+  return p?.sessionKey ?? p?.sessionTarget?.sessionKey ?? p?.sessionId ?? "unknown";
+}
+
+function oneLine(err) {
+  return String(err?.message ?? err).split("\n")[0];
 }
 
 /**
  * @param {object} deps
  * @param {object} deps.logger   { info, warn }
  * @param {object} deps.config   the plugin config (validated by the host against the manifest)
- * @param {string} deps.stateDir where records live
- * @param {(p: object) => Promise<object>} deps.delegateCompaction the host's own compaction
+ * @param {string} deps.stateDir where our records live
+ * @param {string} [deps.hostStateDir] the host's state dir (for legacy JSONL transcripts)
+ * @param {() => Promise<object|undefined>} [deps.transcriptSdk] loads the host's transcript reader
+ * @param {object} [deps.api]    the plugin api (plugin-level LLM access)
  * @param {string} [deps.version]
  */
-export function createEngine({ logger, config, stateDir, delegateCompaction, version = "0.1.0" }) {
-  const { core: coreConfig } = splitConfig(config);
-  const sessionKeyOf = (p) => p?.sessionKey ?? p?.sessionTarget?.sessionKey ?? p?.sessionId ?? "unknown";
+export function createEngine(deps) {
+  const { logger, config, stateDir, hostStateDir, transcriptSdk, api, version = "0.1.0" } = deps;
+  const { core: coreConfig, js } = splitConfig(config);
+
+  async function transcriptFor(params) {
+    const sessionId = params?.sessionId ?? params?.sessionTarget?.sessionId;
+    const agentId = agentIdOf(params);
+    if (hostStateDir && sessionId) {
+      const legacy = path.join(hostStateDir, "agents", agentId, "sessions", `${sessionId}.jsonl`);
+      if (existsSync(legacy)) return new JsonlTranscript(legacy);
+    }
+    const sdk = await transcriptSdk?.().catch(() => undefined);
+    if (sdk?.readSessionTranscriptVisibleMessageDelta && sessionId) {
+      return new SqliteTranscript(sdk, { agentId, sessionId, sessionKey: sessionKeyOf(params) });
+    }
+    return undefined;
+  }
+
+  async function live(params) {
+    const key = sessionKeyOf(params);
+    const s = registry.get(key, () => new LiveSession({ stateDir, sessionKey: key, config: coreConfig, logger }));
+    s.setConfig(coreConfig);
+    s.llm ??= new LlmBudget(js);
+    s.transcript ??= await transcriptFor(params);
+    return s;
+  }
+
+  async function syncQuietly(s) {
+    try {
+      return await s.sync();
+    } catch (err) {
+      s.warn(`transcript not indexed this time: ${oneLine(err)}`);
+      return undefined;
+    }
+  }
+
+  async function background(s, params, signal) {
+    const complete = js.autoSummarize || js.enableLlmConfirmation ? pickComplete(params?.runtimeContext, api) : undefined;
+    const core = (await s.session()).core;
+    const deadline = Date.now() + BACKGROUND_MS;
+    const made = await summarizeQueued(s, { core, llm: s.llm, complete: js.autoSummarize ? complete : undefined, autoSummarize: js.autoSummarize, summaryModel: js.summaryModel, signal, deadline });
+    const labelled = await labelSubtopic(s, { llm: s.llm, complete: js.enableLlmConfirmation ? complete : undefined, signal, heuristic: () => null });
+    return { made, labelled };
+  }
 
   return {
     info: {
       id: ENGINE_ID,
       name: "contextfold",
       version,
-      ownsCompaction: false,
+      // The engine fits every request to the budget itself and compacts into side caches
+      // (the transcript is never rewritten), so the host's own compaction is not needed.
+      ownsCompaction: true,
+      turnMaintenanceMode: "background",
       // Without both declarations and commitTurn the host silently runs its legacy engine.
       transcriptSemantics: {
         currentTurnFence: "before-current-turn-entry-v1",
@@ -43,15 +112,28 @@ export function createEngine({ logger, config, stateDir, delegateCompaction, ver
       },
     },
 
-    async bootstrap() {
-      return { bootstrapped: true, importedMessages: 0 };
+    async bootstrap(params) {
+      try {
+        const s = await live(params);
+        const u = await syncQuietly(s);
+        return { bootstrapped: true, importedMessages: u?.newTurns ?? 0 };
+      } catch (err) {
+        return { bootstrapped: false, reason: `contextfold: ${oneLine(err)}` };
+      }
     },
 
-    async maintain() {
-      return { changed: false, bytesFreed: 0, rewrittenEntries: 0, reason: "contextfold: nothing to maintain" };
+    async maintain(params) {
+      try {
+        const s = await live(params);
+        await syncQuietly(s);
+        const { made, labelled } = await background(s, params, params?.abortSignal);
+        return { changed: false, bytesFreed: 0, rewrittenEntries: 0, reason: `contextfold: ${made} summaries, ${labelled ? 1 : 0} sub-topic labels (side caches; transcript untouched)` };
+      } catch (err) {
+        return { changed: false, bytesFreed: 0, rewrittenEntries: 0, reason: `contextfold: background work skipped: ${oneLine(err)}` };
+      }
     },
 
-    // Only non-durable hosts call ingest; the cleaner needs nothing from it.
+    // Only non-durable hosts call ingest; the index reads the transcript instead.
     async ingest() {
       return { ingested: false };
     },
@@ -63,18 +145,34 @@ export function createEngine({ logger, config, stateDir, delegateCompaction, ver
         logger.warn(`[contextfold] session=${key} assemble got no message array; passing through`);
         return { messages: messages ?? [], estimatedTokens: 0 };
       }
+      let timer;
       try {
-        const core = await loadCore();
-        const result = core.clean(messages, coreConfig);
-        if (result.fallback) {
-          logger.warn(`[contextfold] session=${key} returned the host's messages unchanged: ${result.fallback}`);
-          return { messages, estimatedTokens: result.stats.tokensBefore };
+        const guard = new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`assemble took longer than ${ASSEMBLE_TIMEOUT_MS} ms`)), ASSEMBLE_TIMEOUT_MS);
+        });
+        const work = (async () => {
+          const s = await live(params);
+          await syncQuietly(s);
+          const r = await s.assemble({ messages, prompt: params.prompt, budget: params.tokenBudget });
+          return { s, r };
+        })();
+        const { s, r } = await Promise.race([work, guard]);
+        if (r.fallback) logger.warn(`[contextfold] session=${key} ${r.fallback}`);
+        const st = r.stats.clean;
+        if (changed(st) || r.stats.stubbed + r.stats.summarized + r.stats.truncated > 0) {
+          const folds = r.stats.stubbed + r.stats.summarized + r.stats.truncated;
+          const fold = folds > 0 ? ` folded=${r.stats.stubbed + r.stats.summarized} truncated=${r.stats.truncated} budget=${r.stats.budget}` : "";
+          logger.info(formatLogLine(key, st) + fold + (r.stats.overBudget ? " over-budget: the protected recent turns alone exceed it" : ""));
         }
-        if (changed(result.stats)) logger.info(formatLogLine(key, result.stats));
-        return { messages: applySteps(messages, result.steps), estimatedTokens: result.stats.tokensAfter };
+        s.lastAssembleAt = Date.now();
+        return { messages: applySteps(messages, r.steps), estimatedTokens: r.estimatedTokens };
       } catch (err) {
+        const s = registry.map.get(key);
+        if (s) s.lastFallback = { at: new Date().toISOString(), reason: oneLine(err) };
         logger.warn(`[contextfold] session=${key} returned the host's messages unchanged: ${oneLine(err)}`);
         return { messages, estimatedTokens: roughTokens(messages) };
+      } finally {
+        clearTimeout(timer);
       }
     },
 
@@ -90,15 +188,55 @@ export function createEngine({ logger, config, stateDir, delegateCompaction, ver
       return { status };
     },
 
-    // /compact and overflow recovery: the host's own compaction, so they keep working.
+    /**
+     * A real compaction, into the side caches: summarizes old unprotected turns (LLM when
+     * available, else extractive) and marks them folded, so later requests carry summaries
+     * instead of the turns. The transcript is not rewritten; every turn stays recoverable.
+     */
     async compact(params) {
-      return delegateCompaction(params);
+      const key = sessionKeyOf(params);
+      try {
+        const s = await live(params);
+        await syncQuietly(s);
+        const msgs = s.lastMessages ?? (await s.transcriptMessages());
+        if (!msgs || msgs.length === 0) return { ok: true, compacted: false, reason: "contextfold: nothing to compact" };
+        const budget = params.tokenBudget ?? coreConfig.maxTokens;
+        const before = await s.assemble({ messages: msgs, budget });
+        const candidates = before.turns.filter((t) => !t.protected && t.decision !== "summarized").map((t) => t.id);
+        const complete = js.autoSummarize ? pickComplete(params?.runtimeContext, api) : undefined;
+        const made = await summarizeQueued(s, {
+          core: (await s.session()).core,
+          llm: s.llm,
+          complete,
+          autoSummarize: js.autoSummarize,
+          summaryModel: js.summaryModel,
+          turnIds: candidates,
+          messagesById: turnMessages(s),
+          signal: params.abortSignal,
+          deadline: Date.now() + BACKGROUND_MS,
+        });
+        const folded = new Set([...(await s.session()).folded(), ...candidates.filter((id) => s.summaries[id])]);
+        (await s.session()).setFolded([...folded]);
+        await s.saveState();
+        const after = await s.assemble({ messages: msgs, budget });
+        const tokensBefore = before.stats.clean.tokensBefore;
+        return {
+          ok: true,
+          compacted: made > 0 || after.estimatedTokens < before.estimatedTokens,
+          reason: `contextfold: ${made} turns summarized into the side cache (transcript untouched)`,
+          result: { tokensBefore, tokensAfter: after.estimatedTokens, details: { summarized: made, folded: folded.size } },
+        };
+      } catch (err) {
+        logger.warn(`[contextfold] session=${key} compaction failed: ${oneLine(err)}`);
+        return { ok: false, compacted: false, reason: `contextfold: ${oneLine(err)}` };
+      }
     },
 
     async dispose() {},
   };
 }
 
-function oneLine(err) {
-  return String(err?.message ?? err).split("\n")[0];
+/** The process-wide registry (tools read the live state of the calling session from it). */
+export function liveSessions() {
+  return registry;
 }

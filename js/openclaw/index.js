@@ -2,11 +2,17 @@
 // registration modes), so it only registers; the wasm core is loaded lazily on first use.
 import { readFileSync } from "node:fs";
 import { definePluginEntry } from "openclaw/plugin-sdk/plugin-entry";
-import { delegateCompactionToRuntime } from "openclaw/plugin-sdk/core";
 import { createEngine, ENGINE_ID } from "./engine.js";
 import { resolveStateDir } from "./store.js";
 
 const manifest = JSON.parse(readFileSync(new URL("../../openclaw.plugin.json", import.meta.url), "utf8"));
+
+let transcriptSdk;
+/** The host's transcript reader (SQLite transcripts), loaded once on first use. */
+function loadTranscriptSdk() {
+  transcriptSdk ??= import("openclaw/plugin-sdk/session-transcript-runtime").catch(() => undefined);
+  return transcriptSdk;
+}
 
 export default definePluginEntry({
   id: ENGINE_ID,
@@ -16,11 +22,14 @@ export default definePluginEntry({
   register(api) {
     api.registerContextEngine(ENGINE_ID, () => {
       const config = api.pluginConfig ?? {};
+      const stateDir = resolveStateDir({ configured: config.stateDir, api });
       return createEngine({
         logger: api.logger,
         config,
-        stateDir: resolveStateDir({ configured: config.stateDir, api }),
-        delegateCompaction: delegateCompactionToRuntime,
+        stateDir,
+        hostStateDir: resolveStateDir({ api, bare: true }),
+        transcriptSdk: loadTranscriptSdk,
+        api,
         version: manifest.version,
       });
     });

@@ -15,9 +15,12 @@ export function keyName(key) {
   return `${safe}-${hash}`;
 }
 
-/** Resolves the folder contextfold keeps its records in. */
-export function resolveStateDir({ configured, api, env = process.env } = {}) {
-  if (configured) return path.resolve(configured);
+/**
+ * Resolves the folder contextfold keeps its records in (`<host state dir>/contextfold`), or
+ * with `bare` the host's state dir itself.
+ */
+export function resolveStateDir({ configured, api, env = process.env, bare = false } = {}) {
+  if (configured && !bare) return path.resolve(configured);
   let base;
   try {
     base = api?.runtime?.state?.resolveStateDir?.(env);
@@ -25,7 +28,7 @@ export function resolveStateDir({ configured, api, env = process.env } = {}) {
     base = undefined;
   }
   base ??= env.OPENCLAW_STATE_DIR || path.join(os.homedir(), ".openclaw");
-  return path.join(base, "contextfold");
+  return bare ? base : path.join(base, "contextfold");
 }
 
 /** Writes `data` to `file` atomically (temp + fsync + rename). */

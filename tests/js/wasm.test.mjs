@@ -5,6 +5,7 @@ import path from "node:path";
 import { PKG, ROOT, conversation, readJson } from "./helpers.mjs";
 
 const { loadCore, applySteps } = await import(path.join(PKG, "js", "core", "node.js"));
+const { JS_KEYS, JS_DEFAULTS } = await import(path.join(PKG, "js", "core", "config.js"));
 
 test("kept messages are the caller's own objects; cleaned ones lose thinking and tool chatter", async () => {
   const core = await loadCore();
@@ -39,9 +40,10 @@ test("the manifest schema and the core agree on every option and default", async
     assert.ok(schema.properties[k], `core option ${k} missing from the manifest`);
     assert.deepEqual(schema.properties[k].default, v, `default of ${k}`);
   }
-  const jsOnly = ["stateDir"];
+  for (const [k, v] of Object.entries(JS_DEFAULTS)) assert.deepEqual(schema.properties[k]?.default, v, `default of ${k}`);
   for (const k of Object.keys(schema.properties)) {
-    assert.ok(k in defaults || jsOnly.includes(k), `manifest key ${k} is honored by nobody`);
+    assert.ok(k in defaults || JS_KEYS.includes(k), `manifest key ${k} is honored by nobody`);
+    assert.ok(!(k in defaults && JS_KEYS.includes(k)), `manifest key ${k} claimed by both layers`);
   }
 });
 

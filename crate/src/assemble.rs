@@ -1,0 +1,532 @@
+//! The budgeted assemble: what the model sees when folding is on.
+//!
+//! On top of the cleaner, per turn (a user prompt and what follows it):
+//! * Phase 1, turns outside the protected tail: a turn of another topic (or sub-topic)
+//!   becomes a one-line **stub** that names the topic and the turn ids; a same-topic turn
+//!   uses its summary when the budget made it fold, else its cleaned messages. A topic the
+//!   upcoming prompt refers to counts as the current one for this request.
+//! * Phase 2: the last `preserveRecentMessages` turns are never folded.
+//! * Phase 3, over `summarizeThreshold` × budget: huge tool results are cut head + tail in
+//!   this very request; if still over the budget, the largest turns are queued for a
+//!   background summary and the oldest unprotected turns fold (summary if one exists, else
+//!   stub) until the request fits. Only the protected tail alone can exceed the budget, and
+//!   then the result says so.
+//! * Phase 4: content is normalized to arrays of parts.
+//!
+//! Stubs and summaries live *inside* the turn they replace (the user message keeps a short
+//! form of the ask, the turn's last assistant message carries the stub or summary text), so
+//! roles still alternate and no tool call or result is orphaned. Folding a turn for the budget
+//! is sticky: the caller remembers it and passes it back, so old turns do not flip between
+//! kept and folded from one request to the next (prompt-cache stability).
+
+use crate::clean;
+use crate::config::Config;
+use crate::message::{self, Kind};
+use crate::steps::Step;
+use crate::summary;
+use crate::tokens;
+use crate::truncate;
+use crate::turns::{self, TurnSpan};
+use serde::Serialize;
+use serde_json::{json, Value};
+use std::collections::{HashMap, HashSet};
+
+/// What happened to a turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Decision {
+    Kept,
+    Cleaned,
+    Truncated,
+    Summarized,
+    Stubbed,
+}
+
+/// The per-turn explanation.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnExplain {
+    pub id: String,
+    pub topic: String,
+    pub decision: Decision,
+    pub reason: String,
+    pub tokens_before: usize,
+    pub tokens_after: usize,
+    pub protected: bool,
+    /// The turn's message positions `[start, end)` in the input.
+    pub range: (usize, usize),
+}
+
+/// Totals of one assemble.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AssembleStats {
+    pub budget: usize,
+    pub turns: usize,
+    pub kept: usize,
+    pub cleaned: usize,
+    pub truncated: usize,
+    pub summarized: usize,
+    pub stubbed: usize,
+    /// Messages and tokens before and after, and the cleaner's counts.
+    pub clean: clean::CleanStats,
+    /// The protected tail alone exceeds the budget.
+    pub over_budget: bool,
+}
+
+/// Everything the planner knows besides the messages (computed by the session layer).
+#[derive(Debug, Default)]
+pub struct Context {
+    /// Per turn: its id (transcript entry id, or content hash id).
+    pub turn_ids: Vec<String>,
+    /// Per turn: topic id; and each topic's label.
+    pub topic_of: Vec<usize>,
+    pub topic_labels: Vec<String>,
+    /// Topics the upcoming prompt refers to.
+    pub relevant_topics: HashSet<usize>,
+    /// Per turn: sub-topic label from the background classifier, if any.
+    pub subtopic_of: Vec<Option<String>>,
+    /// Summaries by turn id.
+    pub summaries: HashMap<String, String>,
+    /// Turns folded for the budget by earlier requests (sticky).
+    pub folded: HashSet<String>,
+    /// Turns that must never be folded.
+    pub pinned: HashSet<String>,
+}
+
+/// The planner's result.
+#[derive(Debug, Clone)]
+pub struct Assembled {
+    pub steps: Vec<Step>,
+    pub estimated_tokens: usize,
+    pub turns: Vec<TurnExplain>,
+    pub stats: AssembleStats,
+    /// Turn ids to summarize in the background.
+    pub summarize: Vec<String>,
+    /// Turn ids folded for the budget (to remember for the next request).
+    pub folded: Vec<String>,
+    pub frontier: crate::frontier::Frontier,
+}
+
+/// How a turn is rendered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Render {
+    Cleaned,
+    Summary,
+    Stub,
+}
+
+struct TurnPlan {
+    span: TurnSpan,
+    /// Cleaned steps of this turn (sources inside the span).
+    steps: Vec<Step>,
+    render: Render,
+    truncated: bool,
+    protected: bool,
+    /// Of another topic or sub-topic than the current one (folded first under pressure).
+    other_topic: bool,
+    reason: String,
+    tokens_before: usize,
+    tokens: usize,
+}
+
+const SHORT_ASK_CHARS: usize = 100;
+const SUMMARY_ASK_TOKENS: usize = 200;
+
+/// Plans what the model sees.
+pub fn assemble(messages: &[Value], budget: usize, cfg: &Config, ctx: &Context) -> Assembled {
+    let cleaned = clean::clean(messages, &cfg.clean());
+    let (preamble, spans) = turns::split(messages);
+    let n = spans.len();
+    let label = |t: usize| -> String {
+        ctx.topic_of.get(t).and_then(|&k| ctx.topic_labels.get(k)).cloned().unwrap_or_default()
+    };
+    let id = |t: usize| -> String { ctx.turn_ids.get(t).cloned().unwrap_or_else(|| turns::hash_id(spans[t].key)) };
+
+    // Distribute the cleaner's steps over the preamble and the turns.
+    let mut pre_steps = Vec::new();
+    let mut per_turn: Vec<Vec<Step>> = vec![Vec::new(); n];
+    let mut t = 0;
+    for s in cleaned.steps {
+        let src = s.source.unwrap_or(0);
+        if src < preamble.end {
+            pre_steps.push(s);
+            continue;
+        }
+        while t + 1 < n && src >= spans[t + 1].range.start {
+            t += 1;
+        }
+        per_turn[t].push(s);
+    }
+
+    let protected_from = n.saturating_sub(cfg.preserve_recent_messages.max(1));
+    let current_topic = n.checked_sub(1).and_then(|l| ctx.topic_of.get(l)).copied();
+    let current_sub = n.checked_sub(1).and_then(|l| ctx.subtopic_of.get(l)).cloned().flatten();
+    let live_turn = spans.iter().position(|s| s.range.contains(&cleaned.frontier.index));
+
+    let mut plans: Vec<TurnPlan> = Vec::with_capacity(n);
+    for (t, (span, steps)) in spans.iter().zip(per_turn).enumerate() {
+        let tokens_before: usize = messages[span.range.clone()].iter().map(tokens::message).sum();
+        let protected = t >= protected_from || live_turn.is_some_and(|l| t >= l) || ctx.pinned.contains(&id(t));
+        let mut plan = TurnPlan {
+            span: span.clone(),
+            steps,
+            render: Render::Cleaned,
+            truncated: false,
+            protected,
+            other_topic: false,
+            reason: String::new(),
+            tokens_before,
+            tokens: 0,
+        };
+        if protected {
+            plan.reason = if ctx.pinned.contains(&id(t)) { "pinned".into() } else { "recent turn (protected)".into() };
+        } else {
+            let topic = ctx.topic_of.get(t).copied();
+            let relevant = topic.is_some_and(|k| ctx.relevant_topics.contains(&k));
+            let sub = ctx.subtopic_of.get(t).cloned().flatten();
+            if topic.is_some() && topic != current_topic && !relevant {
+                plan.other_topic = true;
+                plan.reason = format!("other topic: {}", label(t));
+            } else if !relevant && current_sub.is_some() && sub.is_some() && sub != current_sub {
+                plan.other_topic = true;
+                plan.reason = format!("other sub-topic: {}", sub.unwrap_or_default());
+            }
+            if plan.other_topic {
+                if cfg.fold_other_topics {
+                    plan.render = Render::Stub;
+                } else {
+                    plan.reason.push_str(" (kept while the budget allows)");
+                }
+            } else if ctx.folded.contains(&id(t)) {
+                plan.render = if ctx.summaries.contains_key(&id(t)) { Render::Summary } else { Render::Stub };
+                plan.reason = "folded for the budget earlier (sticky)".into();
+            } else {
+                plan.reason = if relevant && topic != current_topic {
+                    format!("the prompt refers to topic {}", label(t))
+                } else {
+                    "current topic".into()
+                };
+            }
+        }
+        plans.push(plan);
+    }
+
+    // Phase 3: fit the budget.
+    let pre_tokens: usize = pre_steps.iter().map(|s| tokens::message(s.resolve(messages))).sum();
+    let mut summarize = Vec::new();
+    let mut folded: Vec<String> = Vec::new();
+    for t in 0..n {
+        plans[t].tokens = cost(messages, &plans, t, ctx.summaries.get(&id(t)), &label, &id(t));
+    }
+    let total = |plans: &[TurnPlan]| pre_tokens + plans.iter().map(|p| p.tokens).sum::<usize>();
+    let threshold = (budget as f64 * cfg.summarize_threshold) as usize;
+    if total(&plans) > threshold {
+        for p in plans.iter_mut() {
+            if p.protected || p.render != Render::Cleaned {
+                continue;
+            }
+            let mut any = false;
+            for s in p.steps.iter_mut() {
+                let m = s.resolve(messages);
+                if message::kind(m) == Kind::ToolResult {
+                    if let Some(cut) = truncate::tool_result(m, cfg.tool_result_truncate_chars) {
+                        *s = Step::replace(s.source.unwrap_or(0), cut);
+                        any = true;
+                    }
+                }
+            }
+            if any {
+                p.truncated = true;
+                p.tokens = p.steps.iter().map(|s| tokens::message(s.resolve(messages))).sum();
+            }
+        }
+    }
+    // Queue the largest unsummarized turns for a background summary.
+    if total(&plans) > budget {
+        let mut by_size: Vec<usize> = (0..n)
+            .filter(|&t| !plans[t].protected && plans[t].render != Render::Stub && !ctx.summaries.contains_key(&id(t)))
+            .collect();
+        by_size.sort_by_key(|&t| (std::cmp::Reverse(plans[t].tokens), t));
+        summarize = by_size.into_iter().take(cfg.max_compactions_per_cycle).map(id).collect();
+    }
+    // Fold oldest first (turns the prompt refers to last) until the request fits; the
+    // estimate of stub runs is close but not exact, so check the rendered result and fold
+    // further with a tighter target if needed.
+    let mut order: Vec<usize> = (0..n).filter(|&t| !plans[t].protected).collect();
+    order.sort_by_key(|&t| {
+        let relevant = ctx.topic_of.get(t).is_some_and(|k| ctx.relevant_topics.contains(k));
+        (relevant, !plans[t].other_topic, t)
+    });
+    let mut target = budget;
+    let mut rendered;
+    let mut drop_system = false;
+    loop {
+        for pass in [Render::Summary, Render::Stub] {
+            for &t in &order {
+                if total(&plans) <= target {
+                    break;
+                }
+                let can = match pass {
+                    Render::Summary => plans[t].render == Render::Cleaned && ctx.summaries.contains_key(&id(t)),
+                    _ => plans[t].render != Render::Stub,
+                };
+                if !can {
+                    continue;
+                }
+                plans[t].render = pass;
+                plans[t].reason = if pass == Render::Summary {
+                    "over budget: summarized".into()
+                } else {
+                    "over budget: folded to a stub".into()
+                };
+                plans[t].tokens = cost(messages, &plans, t, ctx.summaries.get(&id(t)), &label, &id(t));
+                if t + 1 < n && plans[t + 1].render == Render::Stub {
+                    plans[t + 1].tokens = cost(messages, &plans, t + 1, ctx.summaries.get(&id(t + 1)), &label, &id(t + 1));
+                }
+                folded.push(id(t));
+            }
+        }
+        let collapse = total(&plans) > target;
+        drop_system = drop_system || (collapse && !cfg.preserve_system_messages);
+        rendered = render(messages, &plans, &pre_steps, collapse, drop_system, ctx, &label, &id);
+        let all_folded = order.iter().all(|&t| plans[t].render == Render::Stub);
+        if rendered.estimated <= budget || all_folded || target == 0 {
+            break;
+        }
+        target = target.saturating_sub(rendered.estimated - budget + 16);
+    }
+    for (t, p) in plans.iter().enumerate() {
+        if !p.protected && matches!(p.render, Render::Summary | Render::Stub) && ctx.folded.contains(&id(t)) {
+            folded.push(id(t));
+        }
+    }
+    folded.sort();
+    folded.dedup();
+    let Rendered { steps, explains, mut stats, estimated } = rendered;
+    stats.budget = budget;
+    stats.turns = n;
+    let mut cs = cleaned.stats;
+    cs.messages_after = steps.len();
+    cs.tokens_after = estimated;
+    stats.clean = cs;
+    stats.over_budget = estimated > budget;
+    Assembled {
+        steps,
+        estimated_tokens: estimated,
+        turns: explains,
+        stats,
+        summarize,
+        folded,
+        frontier: cleaned.frontier,
+    }
+}
+
+struct Rendered {
+    steps: Vec<Step>,
+    explains: Vec<TurnExplain>,
+    stats: AssembleStats,
+    estimated: usize,
+}
+
+/// Builds the steps from the turn plans. `collapse`: merge all adjacent stubs into one run
+/// whatever their topic; `drop_system`: leave out system messages of the preamble.
+#[allow(clippy::too_many_arguments)]
+fn render(
+    messages: &[Value],
+    plans: &[TurnPlan],
+    pre_steps: &[Step],
+    collapse: bool,
+    drop_system: bool,
+    ctx: &Context,
+    label: &dyn Fn(usize) -> String,
+    id: &dyn Fn(usize) -> String,
+) -> Rendered {
+    let n = plans.len();
+    let mut steps: Vec<Step> = pre_steps
+        .iter()
+        .filter(|s| !(drop_system && message::kind(s.resolve(messages)) == Kind::System))
+        .cloned()
+        .collect();
+    let mut explains = Vec::with_capacity(n);
+    let mut stats = AssembleStats::default();
+    let mut t = 0;
+    while t < n {
+        if plans[t].render == Render::Stub {
+            let mut end = t + 1;
+            while end < n && plans[end].render == Render::Stub && (collapse || label(end) == label(t)) {
+                end += 1;
+            }
+            let ids: Vec<String> = (t..end).map(id).collect();
+            let mut labels: Vec<String> = Vec::new();
+            for k in t..end {
+                let l = label(k);
+                if !l.is_empty() && !labels.contains(&l) {
+                    labels.push(l);
+                }
+            }
+            let run_label = match labels.len() {
+                0 => String::new(),
+                1 => labels.remove(0),
+                k => format!("{k} topics: {}", labels.iter().take(3).cloned().collect::<Vec<_>>().join("; ")),
+            };
+            let run_tokens: usize = plans[t..end].iter().map(|p| p.tokens_before).sum();
+            let (run_steps, after) = stub_run(messages, &plans[t..end], &run_label, &ids, run_tokens);
+            let per = after.div_ceil(end - t);
+            for (k, p) in plans[t..end].iter().enumerate() {
+                explains.push(explain(&ids[k], &label(t + k), Decision::Stubbed, p, per));
+                stats.stubbed += 1;
+            }
+            steps.extend(run_steps);
+            t = end;
+            continue;
+        }
+        let p = &plans[t];
+        let (decision, turn_steps) = match p.render {
+            Render::Summary => {
+                let s = summary_steps(messages, p, ctx.summaries.get(&id(t)).map(String::as_str).unwrap_or(""));
+                (Decision::Summarized, s)
+            }
+            _ => {
+                let changed = p.steps.iter().any(|s| s.message.is_some()) || p.steps.len() != p.span.range.len();
+                let d = if p.truncated {
+                    Decision::Truncated
+                } else if changed {
+                    Decision::Cleaned
+                } else {
+                    Decision::Kept
+                };
+                (d, p.steps.clone())
+            }
+        };
+        match decision {
+            Decision::Kept => stats.kept += 1,
+            Decision::Cleaned => stats.cleaned += 1,
+            Decision::Truncated => stats.truncated += 1,
+            Decision::Summarized => stats.summarized += 1,
+            Decision::Stubbed => stats.stubbed += 1,
+        }
+        let after: usize = turn_steps.iter().map(|s| tokens::message(s.resolve(messages))).sum();
+        explains.push(explain(&id(t), &label(t), decision, p, after));
+        steps.extend(turn_steps);
+        t += 1;
+    }
+    normalize_content(messages, &mut steps);
+    let estimated = steps.iter().map(|s| tokens::message(s.resolve(messages))).sum();
+    Rendered { steps, explains, stats, estimated }
+}
+
+/// Phase 4: every user, assistant and tool-result message carries an array of parts.
+fn normalize_content(messages: &[Value], steps: &mut [Step]) {
+    for s in steps.iter_mut() {
+        let m = s.resolve(messages);
+        if let Some(Value::String(text)) = m.get("content") {
+            if matches!(message::kind(m), Kind::User | Kind::Assistant | Kind::ToolResult) {
+                let mut out = m.clone();
+                out["content"] = json!([{"type": "text", "text": text}]);
+                *s = Step { source: s.source, message: Some(out) };
+            }
+        }
+    }
+}
+
+fn explain(id: &str, topic: &str, decision: Decision, p: &TurnPlan, after: usize) -> TurnExplain {
+    TurnExplain {
+        id: id.to_string(),
+        topic: topic.to_string(),
+        decision,
+        reason: p.reason.clone(),
+        tokens_before: p.tokens_before,
+        tokens_after: after,
+        protected: p.protected,
+        range: (p.span.range.start, p.span.range.end),
+    }
+}
+
+/// Extra tokens a turn adds to a stub run it continues (its id in the run's range).
+const STUB_CONTINUATION_TOKENS: usize = 3;
+
+/// Tokens of turn `t` as it would be rendered. A stub that continues the previous turn's
+/// stub run of the same topic costs only its share of the run's id range; a run head is
+/// costed as a run of one (a slight over-estimate, so the budget holds).
+fn cost(
+    messages: &[Value],
+    plans: &[TurnPlan],
+    t: usize,
+    summary: Option<&String>,
+    label: &dyn Fn(usize) -> String,
+    id: &str,
+) -> usize {
+    let p = &plans[t];
+    let steps = match p.render {
+        Render::Cleaned => return p.steps.iter().map(|s| tokens::message(s.resolve(messages))).sum(),
+        Render::Summary => summary_steps(messages, p, summary.map(String::as_str).unwrap_or("")),
+        Render::Stub => {
+            if t > 0 && plans[t - 1].render == Render::Stub && label(t - 1) == label(t) {
+                return STUB_CONTINUATION_TOKENS;
+            }
+            stub_run(messages, std::slice::from_ref(p), &label(t), &[id.to_string()], p.tokens_before).0
+        }
+    };
+    steps.iter().map(|s| tokens::message(s.resolve(messages))).sum()
+}
+
+/// The user message of a span (its first message) and its last assistant message.
+fn anchors(messages: &[Value], span: &TurnSpan) -> (usize, Option<usize>) {
+    let user = span.range.start;
+    let asst = span.range.clone().rev().find(|&i| message::kind(&messages[i]) == Kind::Assistant);
+    (user, asst)
+}
+
+fn with_text(src: &Value, text: String) -> Value {
+    let mut m = src.clone();
+    if let Some(o) = m.as_object_mut() {
+        o.insert("content".into(), json!([{"type": "text", "text": text}]));
+        o.remove("tool_calls");
+        o.remove("reasoning_content");
+    }
+    m
+}
+
+fn short_ask(messages: &[Value], i: usize) -> String {
+    let text = summary::strip_host_metadata(&turns::visible_text(&messages[i]));
+    let p = turns::preview(&text, SHORT_ASK_CHARS);
+    if p.is_empty() {
+        "(earlier request)".into()
+    } else {
+        p
+    }
+}
+
+/// A summarized turn: the user message (shortened if long) and the summary in the turn's
+/// last assistant message.
+fn summary_steps(messages: &[Value], p: &TurnPlan, summary_text: &str) -> Vec<Step> {
+    let (u, a) = anchors(messages, &p.span);
+    let user_step = if tokens::message(&messages[u]) <= SUMMARY_ASK_TOKENS {
+        Step::keep(u)
+    } else {
+        Step::replace(u, with_text(&messages[u], short_ask(messages, u)))
+    };
+    match a {
+        Some(a) => vec![user_step, Step::replace(a, with_text(&messages[a], summary_text.to_string()))],
+        None => vec![Step::replace(u, with_text(&messages[u], format!("{}\n{}", short_ask(messages, u), summary_text)))],
+    }
+}
+
+/// A run of stubbed turns: the first turn's ask, shortened, and one stub line in the last
+/// turn's final assistant message.
+fn stub_run(messages: &[Value], run: &[TurnPlan], label: &str, ids: &[String], tokens: usize) -> (Vec<Step>, usize) {
+    let id_refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+    let line = summary::stub(label, &id_refs, tokens);
+    let (u, _) = anchors(messages, &run[0].span);
+    let asst = run.iter().rev().find_map(|p| anchors(messages, &p.span).1);
+    let steps = match asst {
+        Some(a) => vec![
+            Step::replace(u, with_text(&messages[u], short_ask(messages, u))),
+            Step::replace(a, with_text(&messages[a], line)),
+        ],
+        None => vec![Step::replace(u, with_text(&messages[u], format!("{} {}", short_ask(messages, u), line)))],
+    };
+    let after = steps.iter().map(|s| tokens::message(s.resolve(messages))).sum();
+    (steps, after)
+}

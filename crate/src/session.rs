@@ -1,0 +1,379 @@
+//! One session's live state: the index, the topic segmenter, and what the JS layer told us
+//! (summaries, sub-topic labels, sticky fold decisions, pins). The JS layer keeps one per
+//! session per process and persists the parts that must survive a restart; everything here
+//! is rebuilt from the transcript when those files are missing.
+
+use crate::assemble::{self, Assembled, Context};
+use crate::config::{Config, Mode};
+use crate::error::Error;
+use crate::index::{Entry, Rewrite, SessionIndex, INDEX_VERSION};
+use crate::steps::Step;
+use crate::topics::{Segmenter, Topic, TopicConfig, TurnText};
+use crate::turns;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// Pins: turns that are never folded, by id, by tool name or by text pattern.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Pins {
+    pub turn_ids: Vec<String>,
+    pub tools: Vec<String>,
+    pub patterns: Vec<String>,
+}
+
+/// The session.
+pub struct Session {
+    config: Config,
+    index: SessionIndex,
+    segmenter: Segmenter,
+    /// Turns of the index pushed into the segmenter.
+    fed: usize,
+    topics_cache: Option<(Vec<Topic>, Vec<usize>)>,
+    summaries: HashMap<String, String>,
+    subtopics: HashMap<String, String>,
+    folded: HashSet<String>,
+    pins: Pins,
+}
+
+/// What an index update did.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IndexUpdate {
+    pub turns: usize,
+    pub new_turns: usize,
+    /// Set when the new entries did not continue the branch: call `rebuild` with all entries.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rewrite: Option<Rewrite>,
+}
+
+/// An assemble request.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AssembleRequest {
+    pub messages: Vec<Value>,
+    #[serde(default)]
+    pub prompt: Option<String>,
+    /// The host's token budget; `maxTokens` when absent.
+    #[serde(default)]
+    pub budget: Option<usize>,
+}
+
+/// An assemble result.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AssembleResult {
+    pub steps: Vec<Step>,
+    pub estimated_tokens: usize,
+    pub turns: Vec<assemble::TurnExplain>,
+    pub stats: assemble::AssembleStats,
+    pub summarize: Vec<String>,
+    pub folded: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
+}
+
+impl Session {
+    pub fn new(config: Config) -> Session {
+        let segmenter = Segmenter::new(topic_config(&config));
+        Session {
+            config,
+            index: SessionIndex::new(),
+            segmenter,
+            fed: 0,
+            topics_cache: None,
+            summaries: HashMap::new(),
+            subtopics: HashMap::new(),
+            folded: HashSet::new(),
+            pins: Pins::default(),
+        }
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Changes the options; topic options re-segment from the kept turn texts.
+    pub fn set_config(&mut self, config: Config) {
+        let re_topic = topic_config(&config) != topic_config(&self.config);
+        self.config = config;
+        if re_topic {
+            self.reset_segmenter();
+        }
+    }
+
+    pub fn index(&self) -> &SessionIndex {
+        &self.index
+    }
+
+    /// Replaces the index with a persisted one; `false` (and no change) when it is of
+    /// another version.
+    pub fn load_index(&mut self, index: SessionIndex) -> bool {
+        if index.version != INDEX_VERSION {
+            return false;
+        }
+        self.index = index;
+        self.reset_segmenter();
+        true
+    }
+
+    /// Rebuilds the index from all entries of the transcript.
+    pub fn rebuild(&mut self, entries: &[Entry]) -> IndexUpdate {
+        self.index = SessionIndex::build(entries);
+        self.reset_segmenter();
+        IndexUpdate { turns: self.index.turns.len(), new_turns: self.index.turns.len(), rewrite: None }
+    }
+
+    /// Appends entries newer than the last ones seen.
+    pub fn append(&mut self, entries: &[Entry]) -> IndexUpdate {
+        match self.index.append(entries) {
+            Ok(new_turns) => IndexUpdate { turns: self.index.turns.len(), new_turns, rewrite: None },
+            Err(r) => IndexUpdate { turns: self.index.turns.len(), new_turns: 0, rewrite: Some(r) },
+        }
+    }
+
+    fn reset_segmenter(&mut self) {
+        self.segmenter = Segmenter::new(topic_config(&self.config));
+        self.fed = 0;
+        self.topics_cache = None;
+    }
+
+    /// Pushes indexed turns into the segmenter: every turn that a newer turn follows, and the
+    /// newest once it has an answer.
+    fn feed(&mut self) {
+        let n = self.index.turns.len();
+        while self.fed < n {
+            let t = &self.index.turns[self.fed];
+            let complete = self.fed + 1 < n || !t.topic_assistant.is_empty();
+            if !complete {
+                break;
+            }
+            let tools: Vec<String> = t.tools.clone();
+            self.segmenter.push(TurnText { user: &t.topic_user, assistant: &t.topic_assistant, tools: &tools });
+            self.fed += 1;
+            self.topics_cache = None;
+        }
+    }
+
+    /// Topics of the indexed turns, and the topic of each turn fed so far.
+    pub fn topics(&mut self) -> (Vec<Topic>, Vec<usize>) {
+        self.feed();
+        if self.topics_cache.is_none() {
+            self.topics_cache = Some((self.segmenter.topics(), self.segmenter.topic_of_turns()));
+        }
+        self.topics_cache.clone().unwrap_or_default()
+    }
+
+    pub fn set_summaries(&mut self, s: HashMap<String, String>) {
+        self.summaries.extend(s);
+    }
+
+    pub fn summaries(&self) -> &HashMap<String, String> {
+        &self.summaries
+    }
+
+    pub fn set_subtopics(&mut self, s: HashMap<String, String>) {
+        self.subtopics.extend(s);
+    }
+
+    pub fn set_folded(&mut self, f: impl IntoIterator<Item = String>) {
+        self.folded = f.into_iter().collect();
+    }
+
+    pub fn folded(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.folded.iter().cloned().collect();
+        v.sort();
+        v
+    }
+
+    pub fn set_pins(&mut self, pins: Pins) {
+        self.pins = pins;
+    }
+
+    /// Plans the request. Fold decisions made for the budget are remembered (sticky).
+    pub fn assemble(&mut self, req: &AssembleRequest) -> AssembleResult {
+        let budget = req.budget.filter(|b| *b > 0).unwrap_or(self.config.max_tokens);
+        if self.config.mode == Mode::Clean {
+            return clean_only(&req.messages, &self.config, budget);
+        }
+        let ctx = self.context(&req.messages, req.prompt.as_deref());
+        let a: Assembled = assemble::assemble(&req.messages, budget, &self.config, &ctx);
+        for id in &a.folded {
+            self.folded.insert(id.clone());
+        }
+        gate_result(&req.messages, a, &self.config, budget)
+    }
+
+    /// Everything the planner needs besides the messages.
+    fn context(&mut self, messages: &[Value], prompt: Option<&str>) -> Context {
+        let (topics, topic_of_indexed) = self.topics();
+        let ids_by_key = self.index.ids_by_key();
+        let pos_by_id: HashMap<&str, usize> =
+            self.index.turns.iter().enumerate().map(|(i, t)| (t.id.as_str(), i)).collect();
+        let (_, spans) = turns::split(messages);
+        let mut ctx = Context { topic_labels: topics.iter().map(|t| t.label.clone()).collect(), ..Default::default() };
+        let mut last_topic = 0usize;
+        for span in &spans {
+            let id = ids_by_key.get(&span.key).cloned().unwrap_or_else(|| turns::hash_id(span.key));
+            let topic = pos_by_id.get(id.as_str()).and_then(|&p| topic_of_indexed.get(p)).copied().unwrap_or(last_topic);
+            last_topic = topic;
+            ctx.subtopic_of.push(self.subtopics.get(&id).cloned());
+            if self.pinned(&id, messages, span.range.clone()) {
+                ctx.pinned.insert(id.clone());
+            }
+            ctx.turn_ids.push(id);
+            ctx.topic_of.push(topic);
+        }
+        if topics.is_empty() {
+            ctx.topic_of.clear();
+        }
+        if let Some(p) = prompt.filter(|p| !p.trim().is_empty()) {
+            for (k, t) in topics.iter().enumerate() {
+                if self.segmenter.similarity_to_turns(p, t.first_turn..=t.last_turn) >= self.config.prompt_relevance_threshold {
+                    ctx.relevant_topics.insert(k);
+                }
+            }
+        }
+        ctx.summaries = self.summaries.clone();
+        ctx.folded = self.folded.clone();
+        ctx
+    }
+
+    fn pinned(&self, id: &str, messages: &[Value], range: std::ops::Range<usize>) -> bool {
+        if self.pins.turn_ids.iter().any(|p| p == id) {
+            return true;
+        }
+        if self.pins.tools.is_empty() && self.pins.patterns.is_empty() {
+            return false;
+        }
+        let turn = &messages[range];
+        let tool_hit = turn.iter().any(|m| {
+            crate::message::tool_calls(m).iter().any(|c| self.pins.tools.contains(&c.name))
+                || self.pins.tools.iter().any(|t| crate::message::str_field(m, "toolName") == t)
+        });
+        tool_hit
+            || self.pins.patterns.iter().any(|pat| {
+                let pat = pat.to_lowercase();
+                turn.iter().any(|m| turns::visible_text(m).to_lowercase().contains(&pat))
+            })
+    }
+}
+
+fn topic_config(c: &Config) -> TopicConfig {
+    TopicConfig {
+        similarity_threshold: c.embedding_similarity_threshold,
+        min_turns: c.min_turns_per_topic,
+        ..TopicConfig::default()
+    }
+}
+
+/// The cleaner alone (mode `clean`): no folding, no budget enforcement.
+fn clean_only(messages: &[Value], config: &Config, budget: usize) -> AssembleResult {
+    let r = crate::clean_messages(messages, &config.clean());
+    let stats = assemble::AssembleStats {
+        budget,
+        turns: turns::split(messages).1.len(),
+        over_budget: r.stats.tokens_after > budget,
+        clean: r.stats.clone(),
+        ..Default::default()
+    };
+    AssembleResult {
+        estimated_tokens: r.stats.tokens_after,
+        steps: r.steps,
+        turns: Vec::new(),
+        stats,
+        summarize: Vec::new(),
+        folded: Vec::new(),
+        fallback: r.fallback,
+    }
+}
+
+/// Gates a fold plan; on refusal falls back to the cleaner alone (itself gated).
+fn gate_result(messages: &[Value], a: Assembled, config: &Config, budget: usize) -> AssembleResult {
+    match crate::gate::check(messages, &a.steps, a.frontier.loop_start) {
+        Ok(()) => AssembleResult {
+            steps: a.steps,
+            estimated_tokens: a.estimated_tokens,
+            turns: a.turns,
+            stats: a.stats,
+            summarize: a.summarize,
+            folded: a.folded,
+            fallback: None,
+        },
+        Err(refusal) => {
+            let mut r = clean_only(messages, config, budget);
+            let why = format!("validity gate refused the folded output ({refusal}); sent the cleaned messages");
+            r.fallback = Some(match r.fallback {
+                Some(f) => format!("{why}; {f}"),
+                None => why,
+            });
+            r
+        }
+    }
+}
+
+/// A stateless assemble over a whole transcript (CLI and playground): builds the index from
+/// `entries` (when given), loads the caches, plans `messages`.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OneShot {
+    pub messages: Vec<Value>,
+    #[serde(default)]
+    pub entries: Option<Vec<Entry>>,
+    #[serde(default)]
+    pub prompt: Option<String>,
+    #[serde(default)]
+    pub budget: Option<usize>,
+    #[serde(default)]
+    pub config: Value,
+    #[serde(default)]
+    pub summaries: BTreeMap<String, String>,
+    #[serde(default)]
+    pub folded: Vec<String>,
+    #[serde(default)]
+    pub pins: Pins,
+}
+
+impl OneShot {
+    /// Runs it.
+    pub fn run(self) -> Result<AssembleResult, Error> {
+        let config = Config::from_json(&self.config)?;
+        let mut s = Session::new(config);
+        let entries = match self.entries {
+            Some(e) => e,
+            None => synthetic_entries(&self.messages),
+        };
+        s.rebuild(&entries);
+        s.set_summaries(self.summaries.into_iter().collect());
+        s.set_folded(self.folded);
+        s.set_pins(self.pins);
+        Ok(s.assemble(&AssembleRequest { messages: self.messages, prompt: self.prompt, budget: self.budget }))
+    }
+}
+
+/// Entries for a bare message list (no transcript): ids are content hashes.
+pub fn synthetic_entries(messages: &[Value]) -> Vec<Entry> {
+    let mut out = Vec::with_capacity(messages.len());
+    let mut parent: Option<String> = None;
+    for (i, m) in messages.iter().enumerate() {
+        let id = if crate::message::kind(m) == crate::message::Kind::User {
+            format!("{}", turns::hash_id(turns::key_of(m)))
+        } else {
+            format!("m{i}")
+        };
+        // Ids must be unique: suffix repeats.
+        let id = if out.iter().any(|e: &Entry| e.id.as_deref() == Some(id.as_str())) { format!("{id}-{i}") } else { id };
+        out.push(Entry {
+            id: Some(id.clone()),
+            parent_id: parent.clone(),
+            kind: "message".into(),
+            message: Some(m.clone()),
+            range: None,
+            seq: None,
+            first_kept_entry_id: None,
+        });
+        parent = Some(id);
+    }
+    out
+}

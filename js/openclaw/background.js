@@ -1,0 +1,106 @@
+// Background work after a committed turn (maintain) and in compact(): summaries of the
+// turns the planner queued, and the sub-topic label of the newest turn. Bounded: an
+// iteration cap, a deadline, a stop when a pass makes no progress, the per-session LLM
+// budget; every LLM failure falls back to the core's deterministic heuristics.
+import { parseSubtopic } from "./llm.js";
+
+const SUMMARY_PROMPT =
+  "Summarize this earlier conversation turn for an assistant that will continue the conversation. " +
+  "Keep every identifier, file path, URL, number, date, name, error and decision, and any request still open. " +
+  "Plain text, at most 120 words, no preamble.";
+
+/** Renders a turn's messages as plain text for an LLM prompt (bounded). */
+export function turnAsText(messages, maxChars = 12_000) {
+  const lines = [];
+  for (const m of messages) {
+    const role = m?.role ?? "?";
+    const parts = Array.isArray(m?.content) ? m.content : [{ type: "text", text: String(m?.content ?? "") }];
+    for (const p of parts) {
+      if (p?.type === "text") lines.push(`${role}: ${p.text}`);
+      else if (p?.type === "toolCall" || p?.type === "tool_use") lines.push(`${role} calls ${p.name}(${JSON.stringify(p.arguments ?? p.input ?? {}).slice(0, 400)})`);
+      else if (p?.type === "tool_result") lines.push(`tool result: ${JSON.stringify(p.content).slice(0, 2000)}`);
+    }
+    for (const c of m?.tool_calls ?? []) lines.push(`${role} calls ${c?.function?.name}(${String(c?.function?.arguments ?? "").slice(0, 400)})`);
+  }
+  let text = lines.join("\n");
+  if (text.length > maxChars) text = text.slice(0, (maxChars * 2) / 3) + "\n[…]\n" + text.slice(-maxChars / 3);
+  return text;
+}
+
+/** The messages of each turn of the last assembled request, by turn id. */
+export function turnMessages(live) {
+  const out = new Map();
+  const r = live.lastAssemble?.result;
+  const msgs = live.lastMessages;
+  if (!r || !msgs) return out;
+  for (const t of r.turns ?? []) if (Array.isArray(t.range)) out.set(t.id, msgs.slice(t.range[0], t.range[1]));
+  return out;
+}
+
+/**
+ * Summarizes queued turns. Returns how many summaries were made.
+ * @param {import("./live.js").LiveSession} live
+ */
+export async function summarizeQueued(live, { core, llm, complete, autoSummarize, summaryModel, turnIds, messagesById, signal, deadline, maxIterations = 20 }) {
+  const queue = [...(turnIds ?? live.pendingSummaries ?? [])].filter((id) => !live.summaries[id]);
+  const byId = messagesById ?? turnMessages(live);
+  let made = 0;
+  for (let iter = 0; iter < maxIterations && queue.length > 0; iter++) {
+    let progress = 0;
+    for (const id of queue.splice(0, queue.length)) {
+      if (signal?.aborted || Date.now() > deadline) return made;
+      const msgs = byId.get(id);
+      if (!msgs || msgs.length === 0) continue;
+      let text = null;
+      if (autoSummarize && complete && !llm.exhausted) {
+        text = await llm.complete(
+          complete,
+          {
+            messages: [{ role: "user", content: `${SUMMARY_PROMPT}\n\n${turnAsText(msgs)}` }],
+            maxTokens: 300,
+            purpose: "contextfold.summary",
+            ...(summaryModel ? { model: summaryModel } : {}),
+          },
+          { signal, accept: (t) => t.length >= 10 },
+        );
+      }
+      const source = text ? "llm" : "heuristic";
+      if (!text) text = core.summarize(id, msgs, 120);
+      const summary = source === "llm" ? `[summary of turn ${id}] ${text}` : text;
+      if (await live.putSummary(id, summary, source)) {
+        made++;
+        progress++;
+      }
+    }
+    if (progress === 0) break; // no progress: stop rather than loop
+  }
+  return made;
+}
+
+/**
+ * Labels the newest turn's sub-topic with one small LLM call (~150 tokens in). Without an
+ * LLM, or when it fails, the heuristic label (the turn's fine-grained lexical segment) is used.
+ */
+export async function labelSubtopic(live, { llm, complete, heuristic, signal }) {
+  const r = live.lastAssemble?.result;
+  const turns = r?.turns ?? [];
+  const last = turns[turns.length - 1];
+  if (!last || live.state.subtopics[last.id]) return false;
+  let label = null;
+  if (complete && !llm.exhausted) {
+    const prev = turns.length > 1 ? live.state.subtopics[turns[turns.length - 2].id] : undefined;
+    const msgs = turnMessages(live).get(last.id) ?? [];
+    const brief = turnAsText(msgs, 600);
+    const prompt =
+      `Current sub-topic: ${JSON.stringify(prev ?? "none")}. Topic: ${JSON.stringify(last.topic)}.\n` +
+      `Turn:\n${brief}\n` +
+      'Answer only with JSON: {"subtopic": "<2-4 word label>", "isNewSubtopic": true|false}';
+    const text = await llm.complete(complete, { messages: [{ role: "user", content: prompt }], maxTokens: 60, purpose: "contextfold.subtopic" }, { signal, accept: (t) => parseSubtopic(t) !== null });
+    const parsed = text ? parseSubtopic(text) : null;
+    if (parsed) label = parsed.isNewSubtopic || !prev ? parsed.subtopic : prev;
+  }
+  label ??= heuristic?.(last.id) ?? null;
+  if (!label) return false;
+  await live.putSubtopic(last.id, label);
+  return true;
+}

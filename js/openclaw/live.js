@@ -1,0 +1,190 @@
+// Live sessions: one per session key per process, kept across the engine instances the host
+// creates per turn. Each holds a wasm Session (index, topics, caches) fed incrementally from
+// the transcript, and the on-disk side caches under <stateDir>/sessions/<key>/:
+//   index.json      {version, source, cursor, index}      rebuilt from the transcript if bad
+//   summaries.json  {turnId: {text, source, createdAt}}   write-once per turn
+//   state.json      {folded, pins, subtopics}              sticky decisions, pins, labels
+import { promises as fs } from "node:fs";
+import path from "node:path";
+import { loadCore } from "../core/node.js";
+import { keyName, writeAtomic } from "./store.js";
+
+export const STATE_VERSION = 1;
+
+/** Reads a JSON file; undefined when missing, `{corrupt: reason}` when unreadable. */
+export async function readJsonFile(file) {
+  let text;
+  try {
+    text = await fs.readFile(file, "utf8");
+  } catch (err) {
+    if (err.code === "ENOENT") return undefined;
+    return { corrupt: `${path.basename(file)}: ${err.message}` };
+  }
+  try {
+    return { value: JSON.parse(text) };
+  } catch (err) {
+    return { corrupt: `${path.basename(file)}: ${err.message}` };
+  }
+}
+
+export class LiveSession {
+  /**
+   * @param {object} o
+   * @param {string} o.stateDir
+   * @param {string} o.sessionKey
+   * @param {object} o.config     core config (the plugin config without JS-only keys)
+   * @param {object} [o.transcript] a JsonlTranscript or SqliteTranscript
+   * @param {object} o.logger
+   */
+  constructor({ stateDir, sessionKey, config, transcript, logger }) {
+    this.dir = path.join(stateDir, "sessions", keyName(sessionKey || "default"));
+    this.sessionKey = sessionKey;
+    this.config = config;
+    this.transcript = transcript;
+    this.logger = logger;
+    this.cursor = undefined;
+    this.summaries = {};
+    this.state = { folded: [], pins: { turnIds: [], tools: [], patterns: [] }, subtopics: {} };
+    this.wasm = undefined;
+    this.loaded = false;
+    this.lastAssemble = null;
+    this.lastMessages = null;
+    this.pendingSummaries = [];
+    this.lastFallback = null;
+  }
+
+  /** Applies a (possibly changed) core config; the wasm session is reconfigured in place. */
+  setConfig(config) {
+    if (JSON.stringify(config) === JSON.stringify(this.config)) return;
+    this.config = config;
+    if (this.wasm) this.wasm.configure(config);
+  }
+
+  file(name) {
+    return path.join(this.dir, name);
+  }
+
+  warn(msg) {
+    this.logger?.warn?.(`[contextfold] session=${this.sessionKey} ${msg}`);
+  }
+
+  /** A wasm session in a healthy core instance (re-created after a crash). */
+  async session() {
+    const core = await loadCore();
+    if (!this.wasm || this.wasm.core !== core) {
+      this.wasm = core.newSession(this.config);
+      this.cursor = undefined;
+      this.loaded = false;
+    }
+    if (!this.loaded) await this.load();
+    return this.wasm;
+  }
+
+  /** Loads the side caches from disk; anything unreadable is rebuilt with a warning. */
+  async load() {
+    this.loaded = true;
+    const idx = await readJsonFile(this.file("index.json"));
+    if (idx?.corrupt) this.warn(`index unreadable, rebuilding from the transcript (${idx.corrupt})`);
+    const v = idx?.value;
+    if (v && v.version === STATE_VERSION && v.source === this.transcript?.kind && this.wasm.loadIndex(v.index)) {
+      this.cursor = v.cursor;
+    } else if (v) {
+      this.warn("index from another version or source, rebuilding from the transcript");
+    }
+    const sums = await readJsonFile(this.file("summaries.json"));
+    if (sums?.corrupt) this.warn(`summary cache unreadable, starting a new one (${sums.corrupt})`);
+    this.summaries = sums?.value && typeof sums.value === "object" ? sums.value : {};
+    this.wasm.setSummaries(Object.fromEntries(Object.entries(this.summaries).map(([k, s]) => [k, s.text])));
+    const st = await readJsonFile(this.file("state.json"));
+    if (st?.corrupt) this.warn(`state unreadable, starting fresh (${st.corrupt})`);
+    if (st?.value && typeof st.value === "object") this.state = { ...this.state, ...st.value };
+    this.wasm.setFolded(this.state.folded ?? []);
+    this.wasm.setPins(this.state.pins);
+    this.wasm.setSubtopics(this.state.subtopics ?? {});
+  }
+
+  /** Reads new transcript entries into the index (O(new entries)); rebuilds on a rewrite. */
+  async sync() {
+    const s = await this.session();
+    if (!this.transcript) return { turns: 0, newTurns: 0 };
+    let r = await this.transcript.read(this.cursor);
+    for (const w of r.warnings ?? []) this.warn(w);
+    let update;
+    if (r.reset || this.cursor === undefined) {
+      update = s.rebuild(r.entries);
+    } else {
+      update = s.append(r.entries);
+      if (update.rewrite) {
+        this.warn(`transcript rewritten (${update.rewrite}), rebuilding the index`);
+        r = await this.transcript.read(undefined);
+        update = s.rebuild(r.entries);
+      }
+    }
+    if (r.entries.length > 0 || this.cursor === undefined) {
+      this.cursor = r.cursor;
+      await writeAtomic(
+        this.file("index.json"),
+        JSON.stringify({ version: STATE_VERSION, source: this.transcript.kind, cursor: this.cursor, index: s.index() }),
+      );
+    }
+    return update;
+  }
+
+  async saveState() {
+    this.state.folded = this.wasm ? this.wasm.folded() : this.state.folded;
+    await writeAtomic(this.file("state.json"), JSON.stringify(this.state));
+  }
+
+  /** Plans a request; remembers what it decided for status, explain and background work. */
+  async assemble({ messages, prompt, budget }) {
+    const s = await this.session();
+    const r = s.assemble({ messages, prompt: prompt ?? null, budget: budget ?? null });
+    this.lastAssemble = { at: new Date().toISOString(), result: r, budget };
+    this.lastMessages = messages;
+    this.pendingSummaries = r.summarize ?? [];
+    if (r.fallback) this.lastFallback = { at: this.lastAssemble.at, reason: r.fallback };
+    if ((r.folded ?? []).length) await this.saveState();
+    return r;
+  }
+
+  /** Stores a summary once per turn (cached summaries never change). */
+  async putSummary(turnId, text, source) {
+    if (this.summaries[turnId]) return false;
+    this.summaries[turnId] = { text, source, createdAt: new Date().toISOString() };
+    (await this.session()).setSummaries({ [turnId]: text });
+    await writeAtomic(this.file("summaries.json"), JSON.stringify(this.summaries));
+    return true;
+  }
+
+  /** All messages of the transcript's active branch (for compaction without a recent request). */
+  async transcriptMessages() {
+    if (!this.transcript) return [];
+    const r = await this.transcript.read(undefined);
+    const byId = new Map(r.entries.map((e) => [e.id, e.message]));
+    const idx = (await this.session()).index();
+    const refs = [...idx.preamble, ...idx.turns.flatMap((t) => t.entries)];
+    return refs.map((x) => byId.get(x.id)).filter(Boolean);
+  }
+
+  async putSubtopic(turnId, label) {
+    this.state.subtopics[turnId] = label;
+    (await this.session()).setSubtopics({ [turnId]: label });
+    await this.saveState();
+  }
+}
+
+/** Process-wide registry of live sessions. */
+export class LiveSessions {
+  constructor() {
+    this.map = new Map();
+  }
+
+  get(key, create) {
+    let s = this.map.get(key);
+    if (!s) {
+      s = create();
+      this.map.set(key, s);
+    }
+    return s;
+  }
+}
