@@ -25,6 +25,10 @@ const BACKGROUND_MS = 60_000;
 
 const registry = new LiveSessions();
 
+export function sessionKeyOf(p) {
+  return p?.sessionKey ?? p?.sessionTarget?.sessionKey ?? p?.sessionId ?? "unknown";
+}
+
 /** The agent id of a session key `agent:<agentId>:<rest>`. */
 export function agentIdOf(params) {
   const target = params?.sessionTarget ?? {};
@@ -33,8 +37,33 @@ export function agentIdOf(params) {
   return m ? m[1] : "main";
 }
 
-export function sessionKeyOf(p) {
-  return p?.sessionKey ?? p?.sessionTarget?.sessionKey ?? p?.sessionId ?? "unknown";
+/**
+ * Opens (or returns) the live session of a session identity `{sessionKey, sessionId?,
+ * sessionTarget?}`: the same object for the engine instances of every turn and for the
+ * agent tools, so both see and steer the same state.
+ */
+export async function openLive(params, { config, stateDir, hostStateDir, transcriptSdk, logger }) {
+  const { core: coreConfig, js } = splitConfig(config);
+  const key = sessionKeyOf(params);
+  const s = registry.get(key, () => new LiveSession({ stateDir, sessionKey: key, config: coreConfig, logger }));
+  s.setConfig(coreConfig);
+  s.llm ??= new LlmBudget(js);
+  s.transcript ??= await transcriptFor(params, { hostStateDir, transcriptSdk });
+  return s;
+}
+
+async function transcriptFor(params, { hostStateDir, transcriptSdk }) {
+  const sessionId = params?.sessionId ?? params?.sessionTarget?.sessionId;
+  const agentId = agentIdOf(params);
+  if (hostStateDir && sessionId) {
+    const legacy = path.join(hostStateDir, "agents", agentId, "sessions", `${sessionId}.jsonl`);
+    if (existsSync(legacy)) return new JsonlTranscript(legacy);
+  }
+  const sdk = await transcriptSdk?.().catch(() => undefined);
+  if (sdk?.readSessionTranscriptVisibleMessageDelta && sessionId) {
+    return new SqliteTranscript(sdk, { agentId, sessionId, sessionKey: sessionKeyOf(params) });
+  }
+  return undefined;
 }
 
 function oneLine(err) {
@@ -55,28 +84,7 @@ export function createEngine(deps) {
   const { logger, config, stateDir, hostStateDir, transcriptSdk, api, version = "0.1.0" } = deps;
   const { core: coreConfig, js } = splitConfig(config);
 
-  async function transcriptFor(params) {
-    const sessionId = params?.sessionId ?? params?.sessionTarget?.sessionId;
-    const agentId = agentIdOf(params);
-    if (hostStateDir && sessionId) {
-      const legacy = path.join(hostStateDir, "agents", agentId, "sessions", `${sessionId}.jsonl`);
-      if (existsSync(legacy)) return new JsonlTranscript(legacy);
-    }
-    const sdk = await transcriptSdk?.().catch(() => undefined);
-    if (sdk?.readSessionTranscriptVisibleMessageDelta && sessionId) {
-      return new SqliteTranscript(sdk, { agentId, sessionId, sessionKey: sessionKeyOf(params) });
-    }
-    return undefined;
-  }
-
-  async function live(params) {
-    const key = sessionKeyOf(params);
-    const s = registry.get(key, () => new LiveSession({ stateDir, sessionKey: key, config: coreConfig, logger }));
-    s.setConfig(coreConfig);
-    s.llm ??= new LlmBudget(js);
-    s.transcript ??= await transcriptFor(params);
-    return s;
-  }
+  const live = (params) => openLive(params, deps);
 
   async function syncQuietly(s) {
     try {

@@ -20,18 +20,20 @@ export default definePluginEntry({
   description: manifest.description,
   kind: "context-engine",
   register(api) {
-    api.registerContextEngine(ENGINE_ID, () => {
+    // Resolved per use: the config hot-reloads and api.runtime is not available in every
+    // registration mode.
+    const deps = () => {
       const config = api.pluginConfig ?? {};
-      const stateDir = resolveStateDir({ configured: config.stateDir, api });
-      return createEngine({
+      return {
         logger: api.logger,
         config,
-        stateDir,
+        stateDir: resolveStateDir({ configured: config.stateDir, api }),
         hostStateDir: resolveStateDir({ api, bare: true }),
         transcriptSdk: loadTranscriptSdk,
         api,
         version: manifest.version,
-      });
-    });
+      };
+    };
+    api.registerContextEngine(ENGINE_ID, () => createEngine(deps()));
   },
 });

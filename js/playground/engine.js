@@ -1,0 +1,72 @@
+// The playground's engine: loads the wasm core the plugin ships and runs the one-shot
+// assemble exactly as `contextfold assemble` does (same reader, same entries, same request),
+// so the browser shows what the CLI prints for the same input and settings.
+import { wrapGlue, applySteps, formatLogLine } from "../core/core.js";
+import { readMessages, assembleRequest } from "../core/readers.js";
+import { splitConfig } from "../core/config.js";
+import { parseJsonlBytes, decodeUtf8, lineAt } from "./entries.js";
+
+/** Loads and initialises the wasm core from `wasmDir` (a URL ending in a slash). */
+export async function loadCore(wasmDir) {
+  const glue = await import(new URL("contextfold.js", wasmDir).href);
+  await glue.default({ module_or_path: new URL("contextfold_bg.wasm", wasmDir) });
+  return wrapGlue(glue);
+}
+
+/**
+ * Reads an input file's bytes the way the CLI's `loadSession` does.
+ * @param {Uint8Array} bytes
+ * @param {{name: string, format?: string}} opts
+ */
+export function readSession(bytes, { name, format = "auto" }) {
+  const text = decodeUtf8(bytes);
+  const r = readMessages(text, { format, name });
+  const base = name.split(/[\\/]/).pop();
+  const parsed = r.format === "openclaw" ? parseJsonlBytes(bytes, 0, base) : undefined;
+  const entries = parsed?.entries;
+  const session = r.sessionId ?? base.replace(/\.[^.]+$/, "");
+  // Message position → its transcript entry (for recovering the original lines).
+  let lines;
+  if (parsed && r.entries) {
+    const rangeById = new Map(entries.map((e) => [e.id, e.range]));
+    lines = r.entries.map((e) => rangeById.get(e.id));
+  }
+  return { ...r, entries, session, bytes, name, lines };
+}
+
+/** The core's part of a plugin config (JS-only keys such as stateDir are not the core's). */
+export function coreConfig(config) {
+  return splitConfig(config).core;
+}
+
+/**
+ * Runs the one-shot assemble.
+ * @returns the core's result plus the applied messages, the log line and what was asked
+ */
+export function run(core, s, { prompt, budget, config }) {
+  const request = assembleRequest(s, { prompt, budget, config: coreConfig(config) });
+  const r = core.assembleOnce(request);
+  const messages = applySteps(s.messages, r.steps);
+  const st = r.stats;
+  const logLine =
+    formatLogLine(s.session, st.clean) +
+    ` folded=${st.stubbed + st.summarized} budget=${st.budget}${st.overBudget ? " OVER-BUDGET(protected turns alone exceed it)" : ""}`;
+  return {
+    messages,
+    steps: r.steps,
+    estimatedTokens: r.estimatedTokens,
+    turns: r.turns,
+    stats: st,
+    fallback: r.fallback ?? null,
+    logLine,
+    request: { prompt: request.prompt, budget: request.budget, config: request.config },
+  };
+}
+
+/** The original messages of a turn and, for a JSONL input, its transcript lines. */
+export function recover(s, turn) {
+  const [a, b] = turn.range;
+  const messages = s.messages.slice(a, b);
+  const lines = s.lines ? s.lines.slice(a, b).map((range) => (range ? lineAt(s.bytes, range) : null)) : null;
+  return { messages, lines, first: a, last: b - 1 };
+}
