@@ -47,6 +47,7 @@ const ID_CHARS: usize = 64;
 const LABEL_TOKENS: usize = 12;
 
 /// One turn to summarise.
+#[derive(Debug, Clone, Copy)]
 pub struct SummaryInput<'a> {
     /// The turn's stable id, shown in the summary's first line.
     pub turn_id: &'a str,
@@ -104,8 +105,14 @@ pub fn extractive(input: &SummaryInput) -> String {
 
     let ask_src = brief(&s.asks.join(" / "), SOURCE_CHARS);
     let answer_src = brief(&s.answer, SOURCE_CHARS);
-    let ask = shorten(&ask_src, chars_for_tokens(&ask_src, room * 3 / 10));
-    let answer = shorten(&answer_src, chars_for_tokens(&answer_src, room * 35 / 100));
+    let ask = shorten(
+        &ask_src,
+        chars_for_tokens(&ask_src, room.saturating_mul(3) / 10),
+    );
+    let answer = shorten(
+        &answer_src,
+        chars_for_tokens(&answer_src, room.saturating_mul(35) / 100),
+    );
 
     let shown = format!("{ask} {answer}");
     let f = &s.facts;
@@ -123,7 +130,13 @@ pub fn extractive(input: &SummaryInput) -> String {
     let did: Vec<String> = s
         .tool_counts
         .iter()
-        .map(|(name, n)| if *n > 1 { format!("{name} ×{n}") } else { name.clone() })
+        .map(|(name, n)| {
+            if *n > 1 {
+                format!("{name} ×{n}")
+            } else {
+                name.clone()
+            }
+        })
         .collect();
     let mut dates_numbers = fresh(&f.dates, 6, ITEM_CHARS);
     dates_numbers.extend(fresh(&f.numbers, 8, ITEM_CHARS));
@@ -140,7 +153,12 @@ pub fn extractive(input: &SummaryInput) -> String {
         Line::items("Numbers/dates", dates_numbers, ", ", 40),
         Line::items("Names", fresh(&f.names, 8, ITEM_CHARS), ", ", 45),
         Line::items("Links", fresh(&f.urls, 3, ITEM_CHARS), ", ", 30),
-        Line::items("Decisions", fresh(&f.decisions, 3, SHOWN_ITEM_CHARS), "; ", 55),
+        Line::items(
+            "Decisions",
+            fresh(&f.decisions, 3, SHOWN_ITEM_CHARS),
+            "; ",
+            55,
+        ),
     ];
     fit(&mut lines, max);
     let out = render(&lines);
@@ -288,7 +306,7 @@ fn scan_user(msg: &Value, s: &mut Scan) {
         return;
     }
     scan_text(&kept, Source::Prose, &mut s.facts);
-    scan_decisions(&kept, &mut s.facts.decisions);
+    scan_decisions(&kept, false, &mut s.facts.decisions);
     scan_errors(&kept, false, &mut s.facts.errors);
     s.asks.push(kept);
 }
@@ -340,18 +358,21 @@ fn scan_assistant(msg: &Value, s: &mut Scan) {
 
     let error_message = message::str_field(msg, "errorMessage");
     if !error_message.trim().is_empty() {
-        add_text(&mut s.facts.errors, &format!("model error: {error_message}"));
+        add_text(
+            &mut s.facts.errors,
+            &format!("model error: {error_message}"),
+        );
     }
 
     let text = strip_directive_tags(&text);
     if !text.trim().is_empty() {
         scan_text(&text, Source::Prose, &mut s.facts);
-        scan_decisions(&text, &mut s.facts.decisions);
+        scan_decisions(&text, false, &mut s.facts.decisions);
         scan_errors(&text, true, &mut s.facts.errors);
         s.answer = text;
     }
     if !thinking.is_empty() {
-        scan_decisions(&thinking, &mut s.thinking_decisions);
+        scan_decisions(&thinking, true, &mut s.thinking_decisions);
     }
 }
 
@@ -480,7 +501,11 @@ fn split_host(text: &str) -> (String, Vec<&str>) {
     // next_close[i]: the first line at or after i that closes a fence (keeps this linear).
     let mut next_close = vec![usize::MAX; n + 1];
     for i in (0..n).rev() {
-        next_close[i] = if lines[i].trim() == "```" { i } else { next_close[i + 1] };
+        next_close[i] = if lines[i].trim() == "```" {
+            i
+        } else {
+            next_close[i + 1]
+        };
     }
     let mut kept: Vec<&str> = Vec::new();
     let mut host: Vec<&str> = Vec::new();
@@ -511,7 +536,11 @@ fn split_host(text: &str) -> (String, Vec<&str>) {
             }
             if j < n && lines[j].trim_start().starts_with("```") {
                 let close = next_close[j + 1];
-                i = if close == usize::MAX { skip_braces(&lines, j + 1) } else { close + 1 };
+                i = if close == usize::MAX {
+                    skip_braces(&lines, j + 1)
+                } else {
+                    close + 1
+                };
             } else if j < n && lines[j].trim_start().starts_with('{') {
                 i = skip_braces(&lines, j);
             }
@@ -610,9 +639,11 @@ fn looks_like_timestamp(s: &str) -> bool {
             && w[7] == b'-'
             && w[8..10].iter().all(u8::is_ascii_digit)
     });
-    let time = b
-        .windows(5)
-        .any(|w| w[..2].iter().all(u8::is_ascii_digit) && w[2] == b':' && w[3..].iter().all(u8::is_ascii_digit));
+    let time = b.windows(5).any(|w| {
+        w[..2].iter().all(u8::is_ascii_digit)
+            && w[2] == b':'
+            && w[3..].iter().all(u8::is_ascii_digit)
+    });
     let named = s
         .split([' ', ','])
         .any(|w| is_month(w) || WEEKDAYS.iter().any(|d| w.eq_ignore_ascii_case(d)));
@@ -691,7 +722,23 @@ fn is_cjk(c: char) -> bool {
 fn is_delim(c: char) -> bool {
     matches!(
         c,
-        '"' | '(' | ')' | '[' | ']' | '{' | '}' | '<' | '>' | ',' | ';' | '|' | '=' | '*' | '“' | '”' | '«' | '»'
+        '"' | '('
+            | ')'
+            | '['
+            | ']'
+            | '{'
+            | '}'
+            | '<'
+            | '>'
+            | ','
+            | ';'
+            | '|'
+            | '='
+            | '*'
+            | '“'
+            | '”'
+            | '«'
+            | '»'
     )
 }
 
@@ -716,7 +763,9 @@ fn starts_list_item(t: &str) -> bool {
     matches!(b.first(), Some(b'-' | b'*' | b'+' | b'#' | b'>'))
         || t.starts_with('•')
         || (b.first().is_some_and(u8::is_ascii_digit)
-            && b.iter().skip_while(|c| c.is_ascii_digit()).next().is_some_and(|&c| c == b'.' || c == b')'))
+            && b.iter()
+                .find(|c| !c.is_ascii_digit())
+                .is_some_and(|&c| c == b'.' || c == b')'))
 }
 
 /// Splits a text into words, tracking sentence starts and code.
@@ -750,7 +799,11 @@ fn words(text: &str) -> Vec<Word<'_>> {
                 continue;
             }
             if c == '`' {
-                span = if span == Code::No { open_span(&line[i + 1..]) } else { Code::No };
+                span = if span == Code::No {
+                    open_span(&line[i + 1..])
+                } else {
+                    Code::No
+                };
                 i += 1;
                 continue;
             }
@@ -792,7 +845,8 @@ fn words(text: &str) -> Vec<Word<'_>> {
             let (core, trail_trimmed, ends_sentence) = trim_word(raw);
             let next = rest[len..].chars().next();
             let after_core = &raw[offset(raw, core) + core.len()..];
-            let label = after_core.contains(':') || rest[len..].trim_start_matches(['*', ' ']).starts_with(':');
+            let label = after_core.contains(':')
+                || rest[len..].trim_start_matches(['*', ' ']).starts_with(':');
             if core.chars().any(char::is_alphanumeric) {
                 let start = offset(text, core);
                 out.push(Word {
@@ -855,7 +909,11 @@ fn trim_word(raw: &str) -> (&str, bool, bool) {
     let trailing = &lead[core.len()..];
     let ends_sentence = trailing.contains(['.', '!', '?', '…', ':']);
     // Markdown emphasis: `_word_`.
-    if core.len() > 2 && core.starts_with('_') && core.ends_with('_') && !core[1..core.len() - 1].contains('_') {
+    if core.len() > 2
+        && core.starts_with('_')
+        && core.ends_with('_')
+        && !core[1..core.len() - 1].contains('_')
+    {
         core = &core[1..core.len() - 1];
     }
     (core, !trailing.is_empty(), ends_sentence)
@@ -957,18 +1015,22 @@ fn flush_name(text: &str, run: Option<(usize, usize, usize, usize)>, f: &mut Fac
 /// Two words separated only by spaces or a comma (a date's parts).
 fn adjacent(text: &str, a: &Word, b: &Word) -> bool {
     match text.get(a.end..b.start) {
-        Some(gap) => !gap.is_empty() && gap.len() <= 3 && gap.bytes().all(|c| c == b' ' || c == b','),
+        Some(gap) => {
+            !gap.is_empty() && gap.len() <= 3 && gap.bytes().all(|c| c == b' ' || c == b',')
+        }
         None => false,
     }
 }
 
+#[rustfmt::skip]
 const MONTHS: [&str; 12] = [
-    "january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-    "november", "december",
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december",
 ];
+#[rustfmt::skip]
 const WEEKDAYS: [&str; 14] = [
-    "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "Mon", "Tue", "Wed",
-    "Thu", "Fri", "Sat", "Sun",
+    "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "Mon", "Tue",
+    "Wed", "Thu", "Fri", "Sat", "Sun",
 ];
 
 /// A capitalised month name or abbreviation (`May`, `Sept`, `DEC`).
@@ -977,14 +1039,21 @@ fn is_month(s: &str) -> bool {
         return false;
     }
     let l = s.to_ascii_lowercase();
-    l == "sept" || MONTHS.iter().any(|m| *m == l || (l.len() == 3 && m.starts_with(l.as_str())))
+    l == "sept"
+        || MONTHS
+            .iter()
+            .any(|m| *m == l || (l.len() == 3 && m.starts_with(l.as_str())))
 }
 
 /// `7`, `07`, `7th`, `21st` (1–31).
 fn is_day(s: &str) -> bool {
     let digits = s.trim_end_matches(|c: char| c.is_ascii_alphabetic());
     let suffix = &s[digits.len()..];
-    if !(suffix.is_empty() || ["st", "nd", "rd", "th"].iter().any(|x| suffix.eq_ignore_ascii_case(x))) {
+    if !(suffix.is_empty()
+        || ["st", "nd", "rd", "th"]
+            .iter()
+            .any(|x| suffix.eq_ignore_ascii_case(x)))
+    {
         return false;
     }
     (1..=2).contains(&digits.len())
@@ -993,7 +1062,9 @@ fn is_day(s: &str) -> bool {
 }
 
 fn is_year(s: &str) -> bool {
-    s.len() == 4 && s.bytes().all(|b| b.is_ascii_digit()) && s.parse::<u32>().is_ok_and(|y| (1000..=2999).contains(&y))
+    s.len() == 4
+        && s.bytes().all(|b| b.is_ascii_digit())
+        && s.parse::<u32>().is_ok_and(|y| (1000..=2999).contains(&y))
 }
 
 /// A date spread over several words (`7 May 2023`, `7th of May`, `May 7, 2023`, `May 2023`)
@@ -1003,7 +1074,8 @@ fn multi_date(ws: &[Word], i: usize, text: &str) -> Option<(String, usize)> {
         return Some(d);
     }
     let a = &ws[i];
-    let span = |last: usize| -> String { clean_inline(text.get(a.start..ws[last].end).unwrap_or("")) };
+    let span =
+        |last: usize| -> String { clean_inline(text.get(a.start..ws[last].end).unwrap_or("")) };
     let adj = |x: usize| x + 1 < ws.len() && adjacent(text, &ws[x], &ws[x + 1]);
     if is_day(a.core) {
         let mut j = i + 1;
@@ -1078,13 +1150,19 @@ fn is_date(w: &str) -> bool {
         return false;
     };
     let groups: Vec<&str> = head.split(sep).collect();
-    if groups.len() != 3 || groups.iter().any(|g| g.is_empty() || !g.bytes().all(|b| b.is_ascii_digit())) {
+    if groups.len() != 3
+        || groups
+            .iter()
+            .any(|g| g.is_empty() || !g.bytes().all(|b| b.is_ascii_digit()))
+    {
         return false;
     }
     let n = |g: &str| g.parse::<u32>().unwrap_or(0);
     let (a, b, c) = (groups[0], groups[1], groups[2]);
     if a.len() == 4 && b.len() <= 2 && c.len() <= 2 {
-        return (1000..=2999).contains(&n(a)) && (1..=12).contains(&n(b)) && (1..=31).contains(&n(c));
+        return (1000..=2999).contains(&n(a))
+            && (1..=12).contains(&n(b))
+            && (1..=31).contains(&n(c));
     }
     c.len() == 4
         && a.len() <= 2
@@ -1095,14 +1173,16 @@ fn is_date(w: &str) -> bool {
         && (1000..=2999).contains(&n(c))
 }
 
+#[rustfmt::skip]
 const KNOWN_EXT: &[&str] = &[
-    "rs", "toml", "md", "mdx", "json", "jsonl", "json5", "yaml", "yml", "txt", "py", "pyi", "ipynb", "ts",
-    "tsx", "js", "jsx", "mjs", "cjs", "go", "java", "kt", "c", "h", "cc", "cpp", "hpp", "cs", "rb", "php",
-    "sh", "bash", "zsh", "ps1", "html", "htm", "css", "scss", "sql", "lock", "xml", "csv", "tsv", "log",
-    "ini", "cfg", "conf", "env", "swift", "vue", "svelte", "lua", "zig", "dart", "ex", "exs", "hs", "ml",
-    "scala", "pdf", "png", "jpg", "jpeg", "gif", "svg", "webp", "mp3", "mp4", "wav", "zip", "gz", "tgz",
-    "tar", "exe", "dll", "so", "dylib", "wasm", "proto", "graphql", "gradle", "plist", "db", "sqlite",
-    "docx", "xlsx", "pptx", "patch", "diff",
+    "rs", "toml", "md", "mdx", "json", "jsonl", "json5", "yaml", "yml", "txt", "py", "pyi",
+    "ipynb", "ts", "tsx", "js", "jsx", "mjs", "cjs", "go", "java", "kt", "c", "h", "cc", "cpp",
+    "hpp", "cs", "rb", "php", "sh", "bash", "zsh", "ps1", "html", "htm", "css", "scss", "sql",
+    "lock", "xml", "csv", "tsv", "log", "ini", "cfg", "conf", "env", "swift", "vue", "svelte",
+    "lua", "zig", "dart", "ex", "exs", "hs", "ml", "scala", "pdf", "png", "jpg", "jpeg", "gif",
+    "svg", "webp", "mp3", "mp4", "wav", "zip", "gz", "tgz", "tar", "exe", "dll", "so", "dylib",
+    "wasm", "proto", "graphql", "gradle", "plist", "db", "sqlite", "docx", "xlsx", "pptx", "patch",
+    "diff",
 ];
 
 /// `(stem, ext)` when the segment ends in a plausible extension.
@@ -1120,7 +1200,9 @@ fn strip_line_suffix(w: &str) -> &str {
     let mut s = w;
     for _ in 0..2 {
         match s.rsplit_once(':') {
-            Some((head, tail)) if !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit()) => s = head,
+            Some((head, tail)) if !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit()) => {
+                s = head
+            }
             _ => break,
         }
     }
@@ -1132,7 +1214,9 @@ fn is_path(w: &str) -> bool {
     if w.len() < 3 || w.contains("://") || w.starts_with('-') {
         return false;
     }
-    if !w.chars().all(|c| c.is_alphanumeric() || "/\\._-~@+%:#$".contains(c))
+    if !w
+        .chars()
+        .all(|c| c.is_alphanumeric() || "/\\._-~@+%:#$".contains(c))
         || !w.chars().any(char::is_alphabetic)
     {
         return false;
@@ -1146,12 +1230,14 @@ fn is_path(w: &str) -> bool {
         return false;
     }
     if bare.starts_with("~/") || bare.starts_with("./") || bare.starts_with("../") {
-        return bare.trim_start_matches(['.', '~', '/']).len() > 0;
+        return !bare.trim_start_matches(['.', '~', '/']).is_empty();
     }
     let slashes = bare.matches('/').count();
     let last = bare.rsplit('/').next().unwrap_or("");
     if let Some(rest) = bare.strip_prefix('/') {
-        return !rest.is_empty() && !bare.contains("//") && (slashes >= 2 || split_ext(last).is_some());
+        return !rest.is_empty()
+            && !bare.contains("//")
+            && (slashes >= 2 || split_ext(last).is_some());
     }
     if slashes >= 1 {
         let inner = bare.strip_suffix('/').unwrap_or(bare);
@@ -1166,31 +1252,36 @@ fn is_path(w: &str) -> bool {
             let product = ext == "js" && stem.starts_with(|c: char| c.is_ascii_uppercase());
             KNOWN_EXT.contains(&ext.as_str())
                 && !product
-                && stem.bytes().all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b))
+                && stem
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b))
         }
         None => false,
     }
 }
 
+#[rustfmt::skip]
 const UNIT_WORDS: &[&str] = &[
-    "test", "tests", "passed", "failed", "failing", "ignored", "skipped", "errors", "error", "warnings",
-    "warning", "files", "file", "lines", "items", "turns", "messages", "tokens", "bytes", "kb", "mb", "gb",
-    "tb", "ms", "s", "sec", "secs", "seconds", "second", "min", "mins", "minutes", "minute", "hours", "hour",
-    "hrs", "h", "days", "day", "weeks", "week", "months", "month", "years", "year", "yrs", "people",
-    "persons", "users", "times", "percent", "dollars", "dollar", "usd", "eur", "euros", "euro", "gbp",
-    "cents", "cent", "yuan", "rmb", "km", "miles", "mi", "kg", "lbs", "lb", "g", "cm", "mm", "ft", "feet",
-    "meters", "metres", "points", "pts", "rows", "records", "commits", "retries", "attempts", "requests",
-    "calls", "steps", "pages", "words", "chars", "characters", "kids", "children", "am", "pm", "k", "x",
+    "test", "tests", "passed", "failed", "failing", "ignored", "skipped", "errors", "error",
+    "warnings", "warning", "files", "file", "lines", "items", "turns", "messages", "tokens",
+    "bytes", "kb", "mb", "gb", "tb", "ms", "s", "sec", "secs", "seconds", "second", "min", "mins",
+    "minutes", "minute", "hours", "hour", "hrs", "h", "days", "day", "weeks", "week", "months",
+    "month", "years", "year", "yrs", "people", "persons", "users", "times", "percent", "dollars",
+    "dollar", "usd", "eur", "euros", "euro", "gbp", "cents", "cent", "yuan", "rmb", "km", "miles",
+    "mi", "kg", "lbs", "lb", "g", "cm", "mm", "ft", "feet", "meters", "metres", "points", "pts",
+    "rows", "records", "commits", "retries", "attempts", "requests", "calls", "steps", "pages",
+    "words", "chars", "characters", "kids", "children", "am", "pm", "k", "x",
 ];
 const ATTACHED_UNITS: &[&str] = &[
-    "ms", "s", "sec", "secs", "min", "mins", "h", "hr", "hrs", "d", "k", "m", "b", "bn", "kb", "mb", "gb",
-    "tb", "kib", "mib", "gib", "px", "pt", "em", "rem", "x", "fps", "hz", "khz", "mhz", "ghz", "kg", "g",
-    "mg", "lb", "lbs", "km", "cm", "mm", "mi", "ft", "ml", "l", "am", "pm", "w", "kw", "kwh", "mbps",
-    "gbps", "usd", "eur", "°c", "°f",
+    "ms", "s", "sec", "secs", "min", "mins", "h", "hr", "hrs", "d", "k", "m", "b", "bn", "kb",
+    "mb", "gb", "tb", "kib", "mib", "gib", "px", "pt", "em", "rem", "x", "fps", "hz", "khz", "mhz",
+    "ghz", "kg", "g", "mg", "lb", "lbs", "km", "cm", "mm", "mi", "ft", "ml", "l", "am", "pm", "w",
+    "kw", "kwh", "mbps", "gbps", "usd", "eur", "°c", "°f",
 ];
 const CJK_UNITS: &[char] = &[
-    '元', '块', '角', '个', '次', '天', '年', '月', '日', '号', '岁', '人', '条', '位', '秒', '周', '万', '亿',
-    '千', '百', '倍', '米', '斤', '克', '项', '份', '件', '张', '页', '行', '％', '分', '小', '公',
+    '元', '块', '角', '个', '次', '天', '年', '月', '日', '号', '岁', '人', '条', '位', '秒', '周',
+    '万', '亿', '千', '百', '倍', '米', '斤', '克', '项', '份', '件', '张', '页', '行', '％', '分',
+    '小', '公',
 ];
 const CURRENCIES: &[&str] = &["US$", "$", "€", "£", "¥", "₹"];
 
@@ -1208,7 +1299,9 @@ fn number(ws: &[Word], i: usize, text: &str) -> Option<(String, bool, usize)> {
             break;
         }
     }
-    let version = s.strip_prefix(['v', 'V']).filter(|r| r.starts_with(|c: char| c.is_ascii_digit()));
+    let version = s
+        .strip_prefix(['v', 'V'])
+        .filter(|r| r.starts_with(|c: char| c.is_ascii_digit()));
     if let Some(v) = version {
         let ok = v.contains('.') && v.bytes().all(|b| b.is_ascii_digit() || b == b'.');
         return ok.then(|| (core.to_string(), false, 1));
@@ -1248,13 +1341,20 @@ fn number(ws: &[Word], i: usize, text: &str) -> Option<(String, bool, usize)> {
     }
     if !suffix.is_empty() {
         let l = suffix.to_ascii_lowercase();
-        return ATTACHED_UNITS.contains(&l.as_str()).then(|| (core.to_string(), true, 1));
+        return ATTACHED_UNITS
+            .contains(&l.as_str())
+            .then(|| (core.to_string(), true, 1));
     }
     let zero = num.bytes().all(|c| !(b'1'..=b'9').contains(&c));
     // A unit right after it, CJK (`500元`, `3小时`) or a word (`12 passed`, `840 tokens`).
     let after = text.get(w.end..).unwrap_or("");
     if let Some(c) = after.chars().next().filter(|c| CJK_UNITS.contains(c)) {
-        let two = after.chars().nth(1).filter(|&d| matches!((c, d), ('小', '时') | ('分', '钟') | ('公', '里') | ('公', '斤')));
+        let two = after.chars().nth(1).filter(|&d| {
+            matches!(
+                (c, d),
+                ('小', '时') | ('分', '钟') | ('公', '里') | ('公', '斤')
+            )
+        });
         return match (c, two) {
             ('小' | '公', None) => None,
             (_, Some(d)) => Some((format!("{core}{c}{d}"), true, 1)),
@@ -1263,7 +1363,10 @@ fn number(ws: &[Word], i: usize, text: &str) -> Option<(String, bool, usize)> {
     }
     if let Some(next) = ws.get(i + 1) {
         let unit = next.core.to_ascii_lowercase();
-        if adjacent(text, w, next) && text.get(w.end..next.start) == Some(" ") && UNIT_WORDS.contains(&unit.as_str()) {
+        if adjacent(text, w, next)
+            && text.get(w.end..next.start) == Some(" ")
+            && UNIT_WORDS.contains(&unit.as_str())
+        {
             let counts_failure = matches!(unit.as_str(), "failed" | "failing" | "errors" | "error");
             if zero && !counts_failure {
                 return None;
@@ -1300,8 +1403,11 @@ fn is_camel(w: &str) -> bool {
     if !b.first().is_some_and(u8::is_ascii_alphabetic) {
         return false;
     }
-    b.windows(2).any(|p| p[0].is_ascii_lowercase() && p[1].is_ascii_uppercase())
-        || b.windows(3).any(|p| p[0].is_ascii_uppercase() && p[1].is_ascii_uppercase() && p[2].is_ascii_lowercase())
+    b.windows(2)
+        .any(|p| p[0].is_ascii_lowercase() && p[1].is_ascii_uppercase())
+        || b.windows(3).any(|p| {
+            p[0].is_ascii_uppercase() && p[1].is_ascii_uppercase() && p[2].is_ascii_lowercase()
+        })
 }
 
 fn is_word_ident(w: &str) -> bool {
@@ -1340,7 +1446,10 @@ fn is_identifier(w: &str) -> bool {
             || is_camel(w)
             || (b.len() >= 6 && has_digit);
     }
-    if w.contains('.') && b.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.') {
+    if w.contains('.')
+        && b.iter()
+            .all(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.')
+    {
         let segs: Vec<&str> = w.split('.').collect();
         return segs.len() >= 2
             && segs.iter().all(|s| is_word_ident(s))
@@ -1359,25 +1468,28 @@ fn is_identifier(w: &str) -> bool {
 fn ident_like(w: &str) -> bool {
     (2..=100).contains(&w.len())
         && w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '$')
-        && w.bytes().all(|b| b.is_ascii_alphanumeric() || b"_.:-$#@!?".contains(&b))
+        && w.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_.:-$#@!?".contains(&b))
 }
 
+#[rustfmt::skip]
 const NAME_STOP: &[&str] = &[
     "I", "I'm", "I've", "I'll", "I'd", "Im", "OK", "Ok", "Okay", "Yes", "No", "Hi", "Hey", "Hello",
-    "Thanks", "Thank", "Please", "Sure", "The", "A", "An", "And", "But", "Or", "So", "If", "Then", "This",
-    "That", "These", "Those", "It", "It's", "Its", "We", "You", "He", "She", "They", "My", "Our", "Your",
-    "His", "Her", "Their", "What", "When", "Where", "Why", "How", "Who", "Which", "Also", "Just", "Note",
-    "Oh", "Wow", "Great", "Good", "Nice", "Cool", "Well", "Error", "Result", "Option", "Some", "None",
-    "Err", "True", "False", "Null", "String", "Vec", "Self", "Done", "Fixed", "Step", "Next", "Today",
-    "Tomorrow", "Yesterday", "Asked", "Answer", "Did", "Files", "Errors", "Ids", "Names", "Links",
-    "Decisions",
+    "Thanks", "Thank", "Please", "Sure", "The", "A", "An", "And", "But", "Or", "So", "If", "Then",
+    "This", "That", "These", "Those", "It", "It's", "Its", "We", "You", "He", "She", "They", "My",
+    "Our", "Your", "His", "Her", "Their", "What", "When", "Where", "Why", "How", "Who", "Which",
+    "Also", "Just", "Note", "Oh", "Wow", "Great", "Good", "Nice", "Cool", "Well", "Error", "Result",
+    "Option", "Some", "None", "Err", "True", "False", "Null", "String", "Vec", "Self", "Done",
+    "Fixed", "Step", "Next", "Today", "Tomorrow", "Yesterday", "Asked", "Answer", "Did", "Files",
+    "Errors", "Ids", "Names", "Links", "Decisions",
 ];
 const ACRONYM_STOP: &[&str] = &[
-    "TODO", "FIXME", "NOTE", "ERROR", "WARN", "WARNING", "INFO", "DEBUG", "TRACE", "FAILED", "FAIL",
-    "PASS", "PASSED", "THE", "AND", "API", "JSON", "HTTP", "HTTPS", "URL", "URI", "CLI", "UTC", "GMT",
-    "CPU", "GPU", "RAM", "SQL", "CSV", "HTML", "CSS", "PDF", "USD", "EUR", "LLM", "FAQ", "ASAP", "FYI",
-    "BTW", "LOL", "OMG", "IMO", "TBD", "YES", "NOT", "ALL", "NEW", "README", "EOF", "NULL", "TRUE",
-    "FALSE", "GET", "POST", "PUT", "DELETE", "UTF", "ASCII", "SSH", "TLS", "SSL", "DNS", "TCP", "UDP",
+    "TODO", "FIXME", "NOTE", "ERROR", "WARN", "WARNING", "INFO", "DEBUG", "TRACE", "FAILED",
+    "FAIL", "PASS", "PASSED", "THE", "AND", "API", "JSON", "HTTP", "HTTPS", "URL", "URI", "CLI",
+    "UTC", "GMT", "CPU", "GPU", "RAM", "SQL", "CSV", "HTML", "CSS", "PDF", "USD", "EUR", "LLM",
+    "FAQ", "ASAP", "FYI", "BTW", "LOL", "OMG", "IMO", "TBD", "YES", "NOT", "ALL", "NEW", "README",
+    "EOF", "NULL", "TRUE", "FALSE", "GET", "POST", "PUT", "DELETE", "UTF", "ASCII", "SSH", "TLS",
+    "SSL", "DNS", "TCP", "UDP",
 ];
 
 /// When `w` is a proper-name word, the end of the name (a possessive `'s` dropped).
@@ -1394,16 +1506,25 @@ fn name_word(w: &Word) -> Option<usize> {
     }
     let end = w.start + base.len();
     let letters = base.bytes().filter(u8::is_ascii_alphabetic).count();
-    if base.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit()) {
+    if base
+        .bytes()
+        .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
+    {
         let acronym = letters >= 3 && count <= 8 && !ACRONYM_STOP.contains(&base);
         return acronym.then_some(end);
     }
-    if w.sentence_start || w.label || NAME_STOP.contains(&base) || is_month(base) || WEEKDAYS.contains(&base) {
+    if w.sentence_start
+        || w.label
+        || NAME_STOP.contains(&base)
+        || is_month(base)
+        || WEEKDAYS.contains(&base)
+    {
         return None;
     }
     let proper = base.split('-').all(|seg| {
         let mut cs = seg.chars();
-        cs.next().is_some_and(char::is_uppercase) && cs.all(|c| c.is_lowercase() || c == '\'' || c == '’')
+        cs.next().is_some_and(char::is_uppercase)
+            && cs.all(|c| c.is_lowercase() || c == '\'' || c == '’')
     });
     proper.then_some(end)
 }
@@ -1443,9 +1564,9 @@ const DECISION_WORDS: &[&str] = &[
     "decided", "decide", "decision", "will", "i'll", "we'll", "should", "let's", "fixed", "chose",
     "choose", "chosen", "agreed", "agree", "todo", "next",
 ];
+#[rustfmt::skip]
 const DECISION_CJK: &[&str] = &[
-    "决定", "应该", "修复", "修好", "改为", "改成", "选择", "同意", "待办", "下一步", "接下来", "计划", "打算",
-    "我会", "将会",
+    "决定", "应该", "修复", "修好", "改为", "改成", "选择", "同意", "待办", "下一步", "接下来", "计划", "打算", "我会", "将会",
 ];
 
 /// `needle` occurs in `hay` as a whole word (ASCII boundaries).
@@ -1458,8 +1579,14 @@ fn has_word(hay: &str, needle: &str) -> bool {
     })
 }
 
-/// A sentence that decides or plans: one pass over its words.
-fn is_decision(sentence: &str) -> bool {
+/// Markers that still count in thinking, where "I should use the X tool" is procedure.
+const THINKING_DECISION_WORDS: &[&str] = &[
+    "decided", "decide", "decision", "chose", "chosen", "agreed", "todo", "instead",
+];
+
+/// A sentence that decides or plans: one pass over its words. `strict` (for thinking) only
+/// accepts explicit decisions.
+fn is_decision(sentence: &str, strict: bool) -> bool {
     if !sentence.is_ascii() && DECISION_CJK.iter().any(|w| sentence.contains(w)) {
         return true;
     }
@@ -1470,10 +1597,15 @@ fn is_decision(sentence: &str) -> bool {
         if w.is_empty() {
             continue;
         }
-        if DECISION_WORDS.contains(&w)
-            || (w == "to" && matches!(prev, "going" | "plan" | "switched" | "switch"))
-            || (w == "us" && prev == "let")
-        {
+        let hit = if strict {
+            THINKING_DECISION_WORDS.contains(&w)
+                || (w == "to" && matches!(prev, "plan" | "switched" | "switch"))
+        } else {
+            DECISION_WORDS.contains(&w)
+                || (w == "to" && matches!(prev, "going" | "plan" | "switched" | "switch"))
+                || (w == "us" && prev == "let")
+        };
+        if hit {
             return true;
         }
         prev = w;
@@ -1481,7 +1613,7 @@ fn is_decision(sentence: &str) -> bool {
     false
 }
 
-fn scan_decisions(text: &str, out: &mut Vec<String>) {
+fn scan_decisions(text: &str, strict: bool, out: &mut Vec<String>) {
     let mut fence = false;
     for line in text.lines() {
         if out.len() >= LIST_CAP {
@@ -1496,18 +1628,21 @@ fn scan_decisions(text: &str, out: &mut Vec<String>) {
             continue;
         }
         for sentence in sentences(line) {
-            let sent = sentence.trim_start_matches(['-', '*', '•', '#', '>', ' ']).trim();
+            let sent = sentence
+                .trim_start_matches(['-', '*', '•', '#', '>', ' '])
+                .trim();
             // Not a sentence but a blob (minified code, base64): nothing to decide there.
             if sent.len() < 8 || sent.len() > 2000 || sent.ends_with('?') || sent.ends_with('？') {
                 continue;
             }
-            if is_decision(sent) {
+            if is_decision(sent, strict) {
                 add_text(out, sent);
             }
         }
     }
 }
 
+#[rustfmt::skip]
 const ERROR_MARKERS: &[&str] = &[
     "error[", "panicked", "panic:", "traceback (most recent", "exception:", "exception in",
     "uncaught", "fatal:", "fatal error", "segmentation fault", "command not found", "no such file",
@@ -1515,6 +1650,7 @@ const ERROR_MARKERS: &[&str] = &[
     "undefined reference", "timed out", "enoent", "eacces", "econnrefused",
 ];
 const ERROR_CJK: &[&str] = &["错误", "失败", "报错", "异常", "崩溃", "找不到"];
+#[rustfmt::skip]
 const EXIT_MARKERS: &[&str] = &[
     "exit code", "exit status", "exited with code", "exited with status", "exitcode", "exit_code",
     "returncode", "return code",
@@ -1542,9 +1678,24 @@ fn error_trigger(lower: &str) -> bool {
             || w.starts_with("exit")
             || matches!(
                 w,
-                "traceback" | "fatal" | "segmentation" | "denied" | "cannot" | "could" | "unable" | "found"
-                    | "such" | "timed" | "enoent" | "eacces" | "econnrefused" | "uncaught" | "undefined"
-                    | "returncode" | "code" | "status"
+                "traceback"
+                    | "fatal"
+                    | "segmentation"
+                    | "denied"
+                    | "cannot"
+                    | "could"
+                    | "unable"
+                    | "found"
+                    | "such"
+                    | "timed"
+                    | "enoent"
+                    | "eacces"
+                    | "econnrefused"
+                    | "uncaught"
+                    | "undefined"
+                    | "returncode"
+                    | "code"
+                    | "status"
             )
     })
 }
@@ -1566,9 +1717,10 @@ fn is_error_line(line: &str) -> bool {
     }
     // `error:` as a message (`TypeError: x`, `error: x`), not a path (`crate::error::Error`).
     let b = lower.as_bytes();
-    if lower.match_indices("error:").any(|(k, _)| {
-        b.get(k + 6) != Some(&b':') && (k == 0 || b[k - 1] != b':')
-    }) {
+    if lower
+        .match_indices("error:")
+        .any(|(k, _)| b.get(k + 6) != Some(&b':') && (k == 0 || b[k - 1] != b':'))
+    {
         return true;
     }
     for w in ["failed", "failure", "failures"] {
@@ -1580,7 +1732,10 @@ fn is_error_line(line: &str) -> bool {
             {
                 continue;
             }
-            if !matches!(word_before(&lower, k), "0" | "no" | "zero" | "without" | "never" | "not") {
+            if !matches!(
+                word_before(&lower, k),
+                "0" | "no" | "zero" | "without" | "never" | "not"
+            ) {
                 return true;
             }
         }
@@ -1588,7 +1743,10 @@ fn is_error_line(line: &str) -> bool {
     for w in ["errors", "error"] {
         for (k, _) in lower.match_indices(w) {
             let prev = word_before(&lower, k);
-            if !prev.is_empty() && prev.bytes().all(|b| b.is_ascii_digit()) && prev.bytes().any(|b| b != b'0') {
+            if !prev.is_empty()
+                && prev.bytes().all(|b| b.is_ascii_digit())
+                && prev.bytes().any(|b| b != b'0')
+            {
                 return true;
             }
         }
@@ -1608,12 +1766,27 @@ fn is_error_line(line: &str) -> bool {
 fn error_weight(line: &str) -> u8 {
     let lower = line.to_ascii_lowercase();
     const STRONG: &[&str] = &[
-        "panicked", "error:", "error[", "exception", "traceback", "fatal", "model error", "assertion",
-        "no such file", "not found", "permission denied", "错误", "报错", "异常",
+        "panicked",
+        "error:",
+        "error[",
+        "exception",
+        "traceback",
+        "fatal",
+        "model error",
+        "assertion",
+        "no such file",
+        "not found",
+        "permission denied",
+        "错误",
+        "报错",
+        "异常",
     ];
     if STRONG.iter().any(|m| lower.contains(m) || line.contains(m)) {
         2
-    } else if lower.contains("test result") || lower.contains("... failed") || lower.starts_with("fail ") {
+    } else if lower.contains("test result")
+        || lower.contains("... failed")
+        || lower.starts_with("fail ")
+    {
         0
     } else {
         1
@@ -1676,9 +1849,10 @@ fn clean_inline(s: &str) -> String {
     neutralise(&out)
 }
 
+#[rustfmt::skip]
 const ROLE_TAGS: &[&str] = &[
-    "system", "assistant", "user", "human", "tool", "developer", "im_start", "im_end", "start_of_turn",
-    "end_of_turn", "function",
+    "system", "assistant", "user", "human", "tool", "developer", "im_start", "im_end",
+    "start_of_turn", "end_of_turn", "function",
 ];
 
 /// Breaks up tokens that chat templates treat as structure: `<|…|>`, `</…>`, `<system>`,
@@ -1723,9 +1897,10 @@ fn neutralise(s: &str) -> String {
 }
 
 /// Role prefixes a line must never start with.
+#[rustfmt::skip]
 const LINE_PREFIXES: &[&str] = &[
-    "system:", "assistant:", "user:", "human:", "developer:", "tool:", "<|", "[inst]", "[/inst]", "</",
-    "<<sys>>", "<system", "<assistant", "<user",
+    "system:", "assistant:", "user:", "human:", "developer:", "tool:", "<|", "[inst]", "[/inst]",
+    "</", "<<sys>>", "<system", "<assistant", "<user",
 ];
 
 /// Quotes a line that would read as a role or template marker.
@@ -1795,13 +1970,25 @@ fn shorten(s: &str, max: usize) -> String {
     let budget = if question { max * 3 / 5 } else { max };
     let mut head = String::new();
     let mut used = 0;
-    for (k, sent) in sents.iter().enumerate() {
-        if question && k + 1 == sents.len() {
-            break;
-        }
+    let body = if question {
+        &sents[..sents.len() - 1]
+    } else {
+        &sents[..]
+    };
+    for sent in body {
         let n = sent.chars().count();
         let sep = usize::from(!head.is_empty());
-        if used + sep + n + 2 > budget {
+        if used + sep + n > budget {
+            // Fill what is left with the head of this sentence, or mark the gap.
+            let left = budget.saturating_sub(used + sep);
+            if left >= 24 || head.is_empty() {
+                if sep == 1 {
+                    head.push(' ');
+                }
+                head.push_str(&cut_chars(sent, left));
+            } else {
+                head.push_str(" …");
+            }
             break;
         }
         if sep == 1 {
@@ -1809,11 +1996,6 @@ fn shorten(s: &str, max: usize) -> String {
         }
         head.push_str(sent);
         used += sep + n;
-    }
-    if head.is_empty() {
-        head = cut_chars(&s, budget);
-    } else {
-        head.push_str(" …");
     }
     if question {
         let left = max.saturating_sub(head.chars().count() + 1);
@@ -1944,8 +2126,15 @@ fn approx_count(n: usize) -> String {
 
 enum Body {
     /// Text that can shrink from `src`; `shown` is what is rendered.
-    Text { src: String, shown: String, shrinks: bool },
-    Items { items: Vec<String>, sep: &'static str },
+    Text {
+        src: String,
+        shown: String,
+        shrinks: bool,
+    },
+    Items {
+        items: Vec<String>,
+        sep: &'static str,
+    },
 }
 
 struct Line {
@@ -1957,13 +2146,33 @@ struct Line {
 
 impl Line {
     fn text(label: &'static str, shown: String, rank: u8) -> Line {
-        Line { label, body: Body::Text { src: String::new(), shown, shrinks: false }, rank }
+        Line {
+            label,
+            body: Body::Text {
+                src: String::new(),
+                shown,
+                shrinks: false,
+            },
+            rank,
+        }
     }
     fn shrinking(label: &'static str, src: String, shown: String, rank: u8) -> Line {
-        Line { label, body: Body::Text { src, shown, shrinks: true }, rank }
+        Line {
+            label,
+            body: Body::Text {
+                src,
+                shown,
+                shrinks: true,
+            },
+            rank,
+        }
     }
     fn items(label: &'static str, items: Vec<String>, sep: &'static str, rank: u8) -> Line {
-        Line { label, body: Body::Items { items, sep }, rank }
+        Line {
+            label,
+            body: Body::Items { items, sep },
+            rank,
+        }
     }
     fn rendered(&self) -> Option<String> {
         let body = match &self.body {
@@ -1971,13 +2180,21 @@ impl Line {
             Body::Items { items, sep } if !items.is_empty() => items.join(sep),
             _ => return None,
         };
-        let line = if self.label.is_empty() { body } else { format!("{}: {body}", self.label) };
+        let line = if self.label.is_empty() {
+            body
+        } else {
+            format!("{}: {body}", self.label)
+        };
         Some(neutralise_line(&line))
     }
 }
 
 fn render(lines: &[Line]) -> String {
-    lines.iter().filter_map(Line::rendered).collect::<Vec<_>>().join("\n")
+    lines
+        .iter()
+        .filter_map(Line::rendered)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Trims lines, lowest rank first, until the rendering is within `max` tokens: lists lose
@@ -1993,11 +2210,19 @@ fn fit(lines: &mut [Line], max: usize) {
         while !fits(lines) {
             match &mut lines[k].body {
                 Body::Items { items, .. } => {
-                    if items.pop().is_none() {
+                    // The last long entry (an error line, a decision) shortens before it goes.
+                    let last_chars = items.last().map_or(0, |x| x.chars().count());
+                    if items.len() == 1 && last_chars > 48 {
+                        items[0] = cut_chars(&items[0], (last_chars * 3 / 4).max(40));
+                    } else if items.pop().is_none() {
                         break;
                     }
                 }
-                Body::Text { src, shown, shrinks } => {
+                Body::Text {
+                    src,
+                    shown,
+                    shrinks,
+                } => {
                     let n = shown.chars().count();
                     let next = n * 3 / 4;
                     if !*shrinks || next < 16 {
@@ -2026,10 +2251,30 @@ mod tests {
 
     #[test]
     fn summary_paths() {
-        for p in ["/a/b.c", "src/x.rs", "src/x.rs:42", "src/ledger.rs:42:9", "C:\\x\\y.txt", "~/notes", "Cargo.toml", "./run.sh", "/usr/bin/env"] {
+        for p in [
+            "/a/b.c",
+            "src/x.rs",
+            "src/x.rs:42",
+            "src/ledger.rs:42:9",
+            "C:\\x\\y.txt",
+            "~/notes",
+            "Cargo.toml",
+            "./run.sh",
+            "/usr/bin/env",
+        ] {
             assert!(is_path(p), "{p}");
         }
-        for p in ["and/or", "e.g", "3.14", "/new", "Node.js", "https://x.io/a", "TCP/IP", "24/7", "v1.2.3"] {
+        for p in [
+            "and/or",
+            "e.g",
+            "3.14",
+            "/new",
+            "Node.js",
+            "https://x.io/a",
+            "TCP/IP",
+            "24/7",
+            "v1.2.3",
+        ] {
             assert!(!is_path(p), "{p}");
         }
     }
@@ -2037,7 +2282,16 @@ mod tests {
     #[test]
     fn summary_dates() {
         let f = scanned("Met on 7 May 2023, then May 7, 2023 and 2026-11-30T05:02Z; also 7th of May and June 2024.");
-        assert_eq!(f.dates, vec!["7 May 2023", "May 7, 2023", "2026-11-30T05:02Z", "7th of May", "June 2024"]);
+        assert_eq!(
+            f.dates,
+            vec![
+                "7 May 2023",
+                "May 7, 2023",
+                "2026-11-30T05:02Z",
+                "7th of May",
+                "June 2024"
+            ]
+        );
         let f = scanned("我在2023年5月7日去了，5月8日回来。");
         assert_eq!(f.dates, vec!["2023年5月7日", "5月8日"]);
         assert!(!is_date("1234-56-78"));
@@ -2049,7 +2303,19 @@ mod tests {
         let f = scanned("It cost $12.50, took 840 tokens and 100ms, 3 failed, 11 passed, 0 ignored, 42% done, 1,200 rows, 1 2 3, 3.5GB, v1.2.3, 花了500元 3小时");
         assert_eq!(
             f.numbers,
-            vec!["$12.50", "840 tokens", "100ms", "3 failed", "11 passed", "42%", "1,200 rows", "3.5GB", "v1.2.3", "500元", "3小时"]
+            vec![
+                "$12.50",
+                "840 tokens",
+                "100ms",
+                "3 failed",
+                "11 passed",
+                "42%",
+                "1,200 rows",
+                "3.5GB",
+                "v1.2.3",
+                "500元",
+                "3小时"
+            ]
         );
     }
 
@@ -2062,7 +2328,15 @@ mod tests {
         assert_eq!(f.names, vec!["Caroline", "Jordan Smith", "LGBTQ"]);
         assert_eq!(
             f.identifiers,
-            vec!["open_position_value", "ledger::Cents", "getUserId", "080fb7e", "2f1e8c4a-1b2c-4d5e-8f90-1234567890ab", "toolu_01ABC", "PROJ-123"]
+            vec![
+                "open_position_value",
+                "ledger::Cents",
+                "getUserId",
+                "080fb7e",
+                "2f1e8c4a-1b2c-4d5e-8f90-1234567890ab",
+                "toolu_01ABC",
+                "PROJ-123"
+            ]
         );
     }
 
@@ -2073,7 +2347,9 @@ mod tests {
         assert!(is_error_line("test result: FAILED. 11 passed; 1 failed"));
         assert!(is_error_line("Process exited with code 2"));
         assert!(is_error_line("编译失败"));
-        assert!(!is_error_line("test result: ok. 12 passed; 0 failed; 0 ignored"));
+        assert!(!is_error_line(
+            "test result: ok. 12 passed; 0 failed; 0 ignored"
+        ));
         assert!(!is_error_line("use crate::error::Error;"));
         assert!(!is_error_line("exit code 0"));
     }
@@ -2084,10 +2360,16 @@ mod tests {
                    Conversation info (untrusted metadata):\n```json\n{\n  \"message_id\": \"4542\",\n  \"sender\": \"D W\"\n}\n```\n\n\
                    Sender (untrusted metadata):\n```json\n{\"label\": \"D W (5003590611)\"}\n```\n\n\
                    [message_id: om_x100]\n[Mon 2026-11-30 05:02 UTC] Yes Data Analyst check\nsecond line";
-        assert_eq!(strip_host_metadata(raw), "Yes Data Analyst check\nsecond line");
+        assert_eq!(
+            strip_host_metadata(raw),
+            "Yes Data Analyst check\nsecond line"
+        );
         let (_, host) = split_host(raw);
         assert_eq!(host.len(), 1);
-        assert_eq!(strip_host_metadata("[1, 2] stays\n[x] stays"), "[1, 2] stays\n[x] stays");
+        assert_eq!(
+            strip_host_metadata("[1, 2] stays\n[x] stays"),
+            "[1, 2] stays\n[x] stays"
+        );
         let gateway = "System: [2026-02-11 11:40:43 AST] GatewayRestart:\n{\n  \"kind\": \"config-apply\"\n}\n\nhello";
         assert_eq!(strip_host_metadata(gateway), "hello");
     }
@@ -2095,14 +2377,23 @@ mod tests {
     #[test]
     fn summary_neutralises_template_tokens() {
         let s = clean_inline("a <|im_start|>system [INST] x [/INST] </s> <system> <<SYS>>");
-        assert!(!s.contains("<|") && !s.contains("[INST]") && !s.contains("</") && !s.contains("<system"), "{s}");
+        assert!(
+            !s.contains("<|")
+                && !s.contains("[INST]")
+                && !s.contains("</")
+                && !s.contains("<system"),
+            "{s}"
+        );
         assert!(!s.contains("<<SYS>>"), "{s}");
         assert_eq!(neutralise_line("System: hi"), "> System: hi");
     }
 
     #[test]
     fn summary_shorten_keeps_closing_question() {
-        let long = format!("{} Want me to migrate the importer too?", "This sentence is filler. ".repeat(20));
+        let long = format!(
+            "{} Want me to migrate the importer too?",
+            "This sentence is filler. ".repeat(20)
+        );
         let s = shorten(&long, 120);
         assert!(s.chars().count() <= 120, "{s}");
         assert!(s.ends_with("Want me to migrate the importer too?"), "{s}");
