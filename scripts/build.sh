@@ -25,3 +25,4 @@ cp openclaw.plugin.json README.md "$OUT/"
 RAW=$(wc -c < "$OUT/wasm/contextfold_bg.wasm")
 GZ=$(gzip -9 -c "$OUT/wasm/contextfold_bg.wasm" | wc -c)
 say "ok: $OUT/ (contextfold_bg.wasm $RAW bytes, $GZ gzipped)"
+bash scripts/build-playground.sh

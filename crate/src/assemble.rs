@@ -92,6 +92,8 @@ pub struct Context {
     pub folded: HashSet<String>,
     /// Turns that must never be folded.
     pub pinned: HashSet<String>,
+    /// The upcoming prompt is passed separately: every message is part of a finished turn.
+    pub history_complete: bool,
 }
 
 /// The planner's result.
@@ -135,7 +137,7 @@ const SUMMARY_ASK_TOKENS: usize = 200;
 
 /// Plans what the model sees.
 pub fn assemble(messages: &[Value], budget: usize, cfg: &Config, ctx: &Context) -> Assembled {
-    let cleaned = clean::clean(messages, &cfg.clean());
+    let cleaned = clean::clean_history(messages, &cfg.clean(), ctx.history_complete);
     let (preamble, spans) = turns::split(messages);
     let n = spans.len();
     let label = |t: usize| -> String {

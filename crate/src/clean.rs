@@ -83,8 +83,14 @@ pub struct Cleaned {
 
 /// Cleans `messages` per `cfg`.
 pub fn clean(messages: &[Value], cfg: &CleanConfig) -> Cleaned {
+    clean_history(messages, cfg, false)
+}
+
+/// Cleans `messages`; with `complete`, the history is known to end with a finished turn (the
+/// upcoming prompt is not part of it), so the frontier is after the last message.
+pub fn clean_history(messages: &[Value], cfg: &CleanConfig, complete: bool) -> Cleaned {
     let pairing = Pairing::of(messages);
-    let fr = frontier::find(messages, &pairing);
+    let fr = if complete { frontier::after_end(messages) } else { frontier::find(messages, &pairing) };
     let end = frontier::keep_recent_turns(messages, fr.index, cfg.keep_recent_turns);
     // The live tool loop is in progress even before its frontier: its earlier steps, their
     // results and their thinking stay whole (PROVIDERS.md rule 8).

@@ -23,6 +23,13 @@ pub struct Frontier {
     pub loop_start: Option<usize>,
 }
 
+/// The frontier of a history that is complete: the host passes the upcoming user prompt
+/// separately (OpenClaw's `assemble`), so every message given is part of a finished turn and
+/// the frontier sits after the last one.
+pub fn after_end(messages: &[Value]) -> Frontier {
+    Frontier { index: messages.len(), loop_start: None }
+}
+
 /// Computes the frontier.
 pub fn find(messages: &[Value], pairing: &Pairing) -> Frontier {
     let mut i = messages.len();

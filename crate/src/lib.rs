@@ -23,6 +23,7 @@ pub mod gate;
 pub mod index;
 pub mod message;
 pub mod pairing;
+pub mod prune;
 pub mod session;
 pub mod steps;
 pub mod summary;
@@ -46,6 +47,9 @@ pub struct CleanRequest {
     pub messages: Vec<Value>,
     #[serde(default)]
     pub config: Value,
+    /// The upcoming prompt is not part of `messages`: every message belongs to a finished turn.
+    #[serde(default)]
+    pub history_complete: bool,
 }
 
 /// A `clean` result: the plan, the counts, and why the input was returned unchanged, if it was.
@@ -61,7 +65,13 @@ pub struct CleanResult {
 /// Cleans the messages of a request and gates the result. A plan the gate refuses is
 /// replaced by the identity plan, with the refusal as `fallback`.
 pub fn clean_messages(messages: &[Value], config: &config::CleanConfig) -> CleanResult {
-    let cleaned = clean::clean(messages, config);
+    clean_history(messages, config, false)
+}
+
+/// [`clean_messages`] for a history whose upcoming prompt is passed separately (`complete`):
+/// the frontier is then after the last message.
+pub fn clean_history(messages: &[Value], config: &config::CleanConfig, complete: bool) -> CleanResult {
+    let cleaned = clean::clean_history(messages, config, complete);
     match gate::check(messages, &cleaned.steps, cleaned.frontier.loop_start) {
         Ok(()) => CleanResult { steps: cleaned.steps, stats: cleaned.stats, fallback: None },
         Err(refusal) => {
@@ -88,7 +98,7 @@ pub fn clean_messages(messages: &[Value], config: &config::CleanConfig) -> Clean
 pub fn clean_json(input: &str) -> Result<String, Error> {
     let req: CleanRequest = serde_json::from_str(input)?;
     let cfg = config::Config::from_json(&req.config)?;
-    Ok(serde_json::to_string(&clean_messages(&req.messages, &cfg.clean()))?)
+    Ok(serde_json::to_string(&clean_history(&req.messages, &cfg.clean(), req.history_complete))?)
 }
 
 /// A one-shot assemble over a whole transcript (see [`session::OneShot`]).

@@ -194,15 +194,16 @@ impl Session {
     /// Plans the request. Fold decisions made for the budget are remembered (sticky).
     pub fn assemble(&mut self, req: &AssembleRequest) -> AssembleResult {
         let budget = req.budget.filter(|b| *b > 0).unwrap_or(self.config.max_tokens);
+        let complete = req.prompt.is_some();
         if self.config.mode == Mode::Clean {
-            return clean_only(&req.messages, &self.config, budget);
+            return clean_only(&req.messages, &self.config, budget, complete);
         }
         let ctx = self.context(&req.messages, req.prompt.as_deref());
         let a: Assembled = assemble::assemble(&req.messages, budget, &self.config, &ctx);
         for id in &a.folded {
             self.folded.insert(id.clone());
         }
-        gate_result(&req.messages, a, &self.config, budget)
+        gate_result(&req.messages, a, &self.config, budget, complete)
     }
 
     /// Everything the planner needs besides the messages.
@@ -235,6 +236,7 @@ impl Session {
                 }
             }
         }
+        ctx.history_complete = prompt.is_some();
         ctx.summaries = self.summaries.clone();
         ctx.folded = self.folded.clone();
         ctx
@@ -269,8 +271,8 @@ fn topic_config(c: &Config) -> TopicConfig {
 }
 
 /// The cleaner alone (mode `clean`): no folding, no budget enforcement.
-fn clean_only(messages: &[Value], config: &Config, budget: usize) -> AssembleResult {
-    let r = crate::clean_messages(messages, &config.clean());
+fn clean_only(messages: &[Value], config: &Config, budget: usize, complete: bool) -> AssembleResult {
+    let r = crate::clean_history(messages, &config.clean(), complete);
     let stats = assemble::AssembleStats {
         budget,
         turns: turns::split(messages).1.len(),
@@ -290,7 +292,7 @@ fn clean_only(messages: &[Value], config: &Config, budget: usize) -> AssembleRes
 }
 
 /// Gates a fold plan; on refusal falls back to the cleaner alone (itself gated).
-fn gate_result(messages: &[Value], a: Assembled, config: &Config, budget: usize) -> AssembleResult {
+fn gate_result(messages: &[Value], a: Assembled, config: &Config, budget: usize, complete: bool) -> AssembleResult {
     match crate::gate::check(messages, &a.steps, a.frontier.loop_start) {
         Ok(()) => AssembleResult {
             steps: a.steps,
@@ -302,7 +304,7 @@ fn gate_result(messages: &[Value], a: Assembled, config: &Config, budget: usize)
             fallback: None,
         },
         Err(refusal) => {
-            let mut r = clean_only(messages, config, budget);
+            let mut r = clean_only(messages, config, budget, complete);
             let why = format!("validity gate refused the folded output ({refusal}); sent the cleaned messages");
             r.fallback = Some(match r.fallback {
                 Some(f) => format!("{why}; {f}"),
@@ -358,7 +360,7 @@ pub fn synthetic_entries(messages: &[Value]) -> Vec<Entry> {
     let mut parent: Option<String> = None;
     for (i, m) in messages.iter().enumerate() {
         let id = if crate::message::kind(m) == crate::message::Kind::User {
-            format!("{}", turns::hash_id(turns::key_of(m)))
+            turns::hash_id(turns::key_of(m))
         } else {
             format!("m{i}")
         };

@@ -41,7 +41,7 @@ impl CharClasses {
     /// Counts the classes in `s` (one pass; ASCII bytes without decoding).
     pub fn of(s: &str) -> CharClasses {
         let mut c = CharClasses::default();
-        let mut ascii = |b: u8, c: &mut CharClasses| {
+        let ascii = |b: u8, c: &mut CharClasses| {
             if b.is_ascii_alphabetic() {
                 c.letters += 1;
             } else if b.is_ascii_whitespace() {

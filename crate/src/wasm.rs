@@ -145,10 +145,24 @@ impl Session {
         json(&self.0.folded())
     }
 
+    /// Id of the newest indexed transcript entry.
+    pub fn tip(&self) -> Option<String> {
+        self.0.index().tip.clone()
+    }
+
     /// Replaces the pins (`{turnIds, tools, patterns}`).
     #[wasm_bindgen(js_name = setPins)]
     pub fn set_pins(&mut self, pins: &str) -> Result<(), JsError> {
         self.0.set_pins(parse(pins)?);
         Ok(())
     }
+}
+
+/// Chooses old turns to prune (`fifo`, `sliding-window`, `importance`):
+/// `{messages, strategy, keepMessages?, targetTokens?, maxTurns?, protectRecentTurns?,
+/// preserveSystemMessages?, pins?, idsByKey?, turnTokens?, exclude?}` → `{pruned, turnIds,
+/// messages, steps, tokensBefore, tokensAfter, targetMet, skipped, ...}`.
+#[wasm_bindgen]
+pub fn prune(input: &str) -> Result<String, JsError> {
+    crate::prune::prune_json(input).map_err(to_js)
 }

@@ -30,11 +30,12 @@ export function wrapGlue(glue) {
     poisoned: false,
     version: glue.version(),
     /**
-     * Cleans `messages` with the cleaner options `config`.
+     * Cleans `messages` with the engine options `config`. `historyComplete`: the upcoming
+     * prompt is not part of `messages`, so every message belongs to a finished turn.
      * @returns {{steps: Step[], stats: CleanStats, fallback?: string}}
      */
-    clean(messages, config = {}) {
-      return call(() => JSON.parse(glue.clean(JSON.stringify({ messages, config }))));
+    clean(messages, config = {}, { historyComplete = false } = {}) {
+      return call(() => JSON.parse(glue.clean(JSON.stringify({ messages, config, historyComplete }))));
     },
     /** Estimated tokens of a message array. */
     estimateTokens(messages) {
@@ -64,6 +65,7 @@ export function wrapGlue(glue) {
         configure: (c) => call(() => s.configure(JSON.stringify(c))),
         loadIndex: (index) => call(() => s.loadIndex(JSON.stringify(index))),
         index: () => j(() => s.indexJson()),
+        tip: () => call(() => s.tip()),
         rebuild: (entries) => j(() => s.rebuild(JSON.stringify(entries))),
         append: (entries) => j(() => s.append(JSON.stringify(entries))),
         assemble: (req) => j(() => s.assemble(JSON.stringify(req))),
@@ -75,6 +77,15 @@ export function wrapGlue(glue) {
         setPins: (p) => call(() => s.setPins(JSON.stringify(p))),
         free: () => s.free(),
       };
+    },
+    /**
+     * Chooses old turns to prune: `{messages, strategy: "fifo"|"sliding-window"|"importance",
+     * keepMessages?, targetTokens?, maxTurns?, protectRecentTurns?, preserveSystemMessages?,
+     * pins?, idsByKey?, turnTokens?, exclude?}` → `{pruned, turnIds, messages, steps,
+     * tokensBefore, tokensAfter, targetMet, skipped, ...}`.
+     */
+    prune(request) {
+      return call(() => JSON.parse(glue.prune(JSON.stringify(request))));
     },
   };
   function call(fn) {

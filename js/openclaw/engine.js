@@ -86,6 +86,15 @@ export function createEngine(deps) {
 
   const live = (params) => openLive(params, deps);
 
+  function memoryPromptFor(params) {
+    try {
+      const text = deps.memoryPrompt?.(params);
+      return typeof text === "string" && text.trim() ? text : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
   async function syncQuietly(s) {
     try {
       return await s.sync();
@@ -173,7 +182,10 @@ export function createEngine(deps) {
           logger.info(formatLogLine(key, st) + fold + (r.stats.overBudget ? " over-budget: the protected recent turns alone exceed it" : ""));
         }
         s.lastAssembleAt = Date.now();
-        return { messages: applySteps(messages, r.steps), estimatedTokens: r.estimatedTokens };
+        const out = { messages: applySteps(messages, r.steps), estimatedTokens: r.estimatedTokens };
+        const memory = memoryPromptFor(params);
+        if (memory) out.systemPromptAddition = memory;
+        return out;
       } catch (err) {
         const s = registry.map.get(key);
         if (s) s.lastFallback = { at: new Date().toISOString(), reason: oneLine(err) };

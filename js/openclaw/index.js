@@ -2,6 +2,7 @@
 // registration modes), so it only registers; the wasm core is loaded lazily on first use.
 import { readFileSync } from "node:fs";
 import { definePluginEntry } from "openclaw/plugin-sdk/plugin-entry";
+import { buildMemorySystemPromptAddition } from "openclaw/plugin-sdk/core";
 import { createEngine, ENGINE_ID } from "./engine.js";
 import { resolveStateDir } from "./store.js";
 
@@ -30,6 +31,10 @@ export default definePluginEntry({
         stateDir: resolveStateDir({ configured: config.stateDir, api }),
         hostStateDir: resolveStateDir({ api, bare: true }),
         transcriptSdk: loadTranscriptSdk,
+        // The legacy engine puts the memory plugin's guidance into the system prompt; a
+        // context engine has to hand it over itself.
+        memoryPrompt: (p) =>
+          buildMemorySystemPromptAddition({ availableTools: p.availableTools, citationsMode: p.citationsMode, agentSessionKey: p.sessionKey }),
         api,
         version: manifest.version,
       };

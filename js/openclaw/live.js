@@ -2,12 +2,14 @@
 // creates per turn. Each holds a wasm Session (index, topics, caches) fed incrementally from
 // the transcript, and the on-disk side caches under <stateDir>/sessions/<key>/:
 //   index.json      {version, source, cursor, index}      rebuilt from the transcript if bad
-//   summaries.json  {turnId: {text, source, createdAt}}   write-once per turn
+//   summaries/<turn>.json  {turnId, text, source, createdAt}  one write-once file per turn
 //   state.json      {folded, pins, subtopics}              sticky decisions, pins, labels
+// Every write is atomic (temp file + fsync + rename, or hard link for write-once files), so a
+// crash leaves the old or the new file, and two gateways on one state dir never corrupt them.
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { loadCore } from "../core/node.js";
-import { keyName, writeAtomic } from "./store.js";
+import { keyName, writeAtomic, createOnce } from "./store.js";
 
 export const STATE_VERSION = 1;
 
@@ -91,9 +93,7 @@ export class LiveSession {
     } else if (v) {
       this.warn("index from another version or source, rebuilding from the transcript");
     }
-    const sums = await readJsonFile(this.file("summaries.json"));
-    if (sums?.corrupt) this.warn(`summary cache unreadable, starting a new one (${sums.corrupt})`);
-    this.summaries = sums?.value && typeof sums.value === "object" ? sums.value : {};
+    this.summaries = await this.readSummaries();
     this.wasm.setSummaries(Object.fromEntries(Object.entries(this.summaries).map(([k, s]) => [k, s.text])));
     const st = await readJsonFile(this.file("state.json"));
     if (st?.corrupt) this.warn(`state unreadable, starting fresh (${st.corrupt})`);
@@ -107,7 +107,7 @@ export class LiveSession {
   async sync() {
     const s = await this.session();
     if (!this.transcript) return { turns: 0, newTurns: 0 };
-    let r = await this.transcript.read(this.cursor);
+    let r = await this.transcript.read(this.cursor, { tip: s.tip() });
     for (const w of r.warnings ?? []) this.warn(w);
     let update;
     if (r.reset || this.cursor === undefined) {
@@ -147,13 +147,42 @@ export class LiveSession {
     return r;
   }
 
-  /** Stores a summary once per turn (cached summaries never change). */
+  /** Reads the summary cache; unreadable entries are skipped with a warning (made again later). */
+  async readSummaries() {
+    const dir = this.file("summaries");
+    let names = [];
+    try {
+      names = (await fs.readdir(dir)).filter((n) => n.endsWith(".json"));
+    } catch (err) {
+      if (err.code !== "ENOENT") this.warn(`summary cache unreadable (${err.message})`);
+    }
+    const out = {};
+    for (const n of names.sort()) {
+      const r = await readJsonFile(path.join(dir, n));
+      const v = r?.value;
+      if (r?.corrupt || typeof v?.turnId !== "string" || typeof v?.text !== "string") {
+        this.warn(`summary cache entry ${n} unreadable, ignored (${r?.corrupt ?? "wrong shape"})`);
+        continue;
+      }
+      out[v.turnId] = { text: v.text, source: v.source, createdAt: v.createdAt };
+    }
+    return out;
+  }
+
+  /** Stores a summary once per turn: cached summaries never change once made. */
   async putSummary(turnId, text, source) {
     if (this.summaries[turnId]) return false;
-    this.summaries[turnId] = { text, source, createdAt: new Date().toISOString() };
-    (await this.session()).setSummaries({ [turnId]: text });
-    await writeAtomic(this.file("summaries.json"), JSON.stringify(this.summaries));
-    return true;
+    const rec = { turnId, text, source, createdAt: new Date().toISOString() };
+    const created = await createOnce(path.join(this.file("summaries"), `${keyName(turnId)}.json`), JSON.stringify(rec) + "\n");
+    if (!created) {
+      // Another process made it first: use theirs.
+      Object.assign(this.summaries, await this.readSummaries());
+    } else {
+      this.summaries[turnId] = rec;
+    }
+    const text2 = this.summaries[turnId]?.text ?? text;
+    (await this.session()).setSummaries({ [turnId]: text2 });
+    return created;
   }
 
   /** All messages of the transcript's active branch (for compaction without a recent request). */

@@ -116,7 +116,12 @@ export class SqliteTranscript {
     this.kind = "sqlite";
   }
 
-  async read(cursor, { maxPages = 1000 } = {}) {
+  /**
+   * @param {string} [cursor] the reader's opaque cursor from the previous read
+   * @param {object} [o]
+   * @param {string} [o.tip] id of the newest entry already indexed (new entries chain from it)
+   */
+  async read(cursor, { maxPages = 1000, tip } = {}) {
     let reset = cursor === undefined;
     let cur = cursor;
     const entries = [];
@@ -138,7 +143,9 @@ export class SqliteTranscript {
       cur = r.cursor;
       if (!r.hasMore) break;
     }
-    return { entries, cursor: cur, reset, warnings: [] };
+    // The reader skips non-message events (bootstrap context, model snapshots, cache marks),
+    // so a message's stored parent is often one of those: chain the messages directly.
+    return { entries: relink(entries, reset ? null : tip), cursor: cur, reset, warnings: [] };
   }
 
   /** The stored events of the given entry ids, as JSON lines (for recovery). */

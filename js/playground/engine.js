@@ -6,9 +6,17 @@ import { readMessages, assembleRequest } from "../core/readers.js";
 import { splitConfig } from "../core/config.js";
 import { parseJsonlBytes, decodeUtf8, lineAt } from "./entries.js";
 
-/** Loads and initialises the wasm core from `wasmDir` (a URL ending in a slash). */
+let instances = 0;
+
+/**
+ * Loads and initialises the wasm core from `wasmDir` (a URL ending in a slash). Each call
+ * after the first imports the glue under a new URL, hence a fresh instance and memory (to
+ * replace one that trapped).
+ */
 export async function loadCore(wasmDir) {
-  const glue = await import(new URL("contextfold.js", wasmDir).href);
+  const url = new URL("contextfold.js", wasmDir);
+  if (instances++ > 0) url.search = `instance=${instances}`;
+  const glue = await import(url.href);
   await glue.default({ module_or_path: new URL("contextfold_bg.wasm", wasmDir) });
   return wrapGlue(glue);
 }

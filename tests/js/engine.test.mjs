@@ -49,21 +49,28 @@ test("registers engine 'contextfold' with the durable-turn contract", { skip: !h
   }
 });
 
-test("assemble cleans, logs one line, and reuses the host's objects", { skip: !hasHost && "openclaw not installed" }, async () => {
+test("assemble cleans every finished turn, logs one line, and reuses the host's objects", { skip: !hasHost && "openclaw not installed" }, async () => {
   const entry = await loadEntry();
   const { api, engines, logs } = fakeApi({ stateDir: mkdtempSync(path.join(os.tmpdir(), "cf-")) });
   entry.register(api);
   const engine = await engines.get("contextfold")({});
   const input = conversation();
+  // OpenClaw passes the new prompt separately: the history ends with a finished turn, whose
+  // final answer loses its thinking too.
   const r = await engine.assemble({ sessionKey: "agent:main:main", messages: input, tokenBudget: 10000, prompt: "next" });
   assert.equal(r.messages.length, 4);
-  assert.equal(r.messages[0], input[0]);
+  assert.equal(r.messages[0], input[0], "an unchanged message is the host's own object");
+  assert.deepEqual(r.messages[3].content, [{ type: "text", text: "you're welcome" }]);
   assert.ok(r.estimatedTokens > 0 && r.estimatedTokens < 200, `${r.estimatedTokens}`);
   assert.equal(logs.info.length, 1);
-  assert.match(logs.info[0], /^\[contextfold\] session=agent:main:main 6→4 msgs \d+→\d+ tok \(-\d+\) cleanedRC=0 cleanedThink=2 dropTool=1 dropAsstTC=1$/);
+  assert.match(logs.info[0], /^\[contextfold\] session=agent:main:main 6→4 msgs \d+→\d+ tok \(-\d+\) cleanedRC=0 cleanedThink=3 dropTool=1 dropAsstTC=1$/);
+  // without a separate prompt the last message is the frontier and stays untouched
+  const r2 = await engine.assemble({ sessionKey: "agent:main:other", messages: input, tokenBudget: 10000 });
+  assert.equal(r2.messages[3], input[5]);
+  assert.match(logs.info[1], /cleanedThink=2 dropTool=1 dropAsstTC=1$/);
   // nothing to clean → nothing logged
   await engine.assemble({ sessionKey: "k", messages: [{ role: "user", content: "hi" }] });
-  assert.equal(logs.info.length, 1);
+  assert.equal(logs.info.length, 2);
 });
 
 test("config switches are honored", { skip: !hasHost && "openclaw not installed" }, async () => {

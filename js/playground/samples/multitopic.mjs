@@ -4,6 +4,7 @@
 // crashes (with tool calls and thinking), then the trip again. Synthetic text written for
 // this sample; deterministic: same bytes on every run.
 // usage: node js/playground/samples/multitopic.mjs > multitopic.jsonl
+import { pathToFileURL } from "node:url";
 
 export function multitopicJsonl() {
   let seq = 0;
@@ -89,7 +90,10 @@ export function multitopicJsonl() {
   user("Back to the Dolomites trip: how do I get from Munich to Lago di Braies by train and bus?");
   msg(asst([think("Munich to Lago di Braies: train Munich–Innsbruck–Fortezza–Dobbiaco, then bus 442 to Braies in summer; parking restricted so the bus is the way."), text("Take the train from München Hbf to Innsbruck, continue over the Brenner to Fortezza/Franzensfeste, and change to the Pustertal line to Dobbiaco/Toblach (about 5½ hours in total). From Dobbiaco the summer bus 442 runs to Lago di Braies in 35 minutes; in July and August the road is closed to cars in the daytime, so the bus is the easy option.")]));
 
+  user("Which huts on the Alta Via 1 should I book first? I read the Lagazuoi hut fills up.");
+  msg(asst([think("Hut booking order: Rifugio Lagazuoi and Rifugio Biella are small or popular; book those first, then Fanes. Booking opens in winter."), text("Book Rifugio Lagazuoi first: it is the most popular hut on the Alta Via 1 and its dormitory fills months ahead for late June. Rifugio Biella is small, so book it next; Rifugio Fanes has more beds. Most huts take bookings by email from January, and ask for a deposit.")]));
+
   return out.map((o) => JSON.stringify(o)).join("\n") + "\n";
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) process.stdout.write(multitopicJsonl());
+if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) process.stdout.write(multitopicJsonl());
