@@ -21,6 +21,7 @@ if [ "${WASM_OPT:-1}" = 1 ]; then
   node_modules/.bin/wasm-opt -Oz "$OUT/wasm/contextfold_bg.wasm" -o "$OUT/wasm/contextfold_bg.wasm"
 fi
 cp -R js "$OUT/js"
+rm -rf "$OUT/js/playground"   # the playground is built into its own folder below
 cp openclaw.plugin.json README.md "$OUT/"
 RAW=$(wc -c < "$OUT/wasm/contextfold_bg.wasm")
 GZ=$(gzip -9 -c "$OUT/wasm/contextfold_bg.wasm" | wc -c)

@@ -3,12 +3,14 @@
 #   1. Rust: fmt, clippy (host and wasm32), cargo test (unit, property and data tests)
 #   2. the wasm core through its real boundary under Node, the engine adapter and the CLI
 #      against the built package (node --test tests/js)
-#   3. end to end against the real OpenClaw host with a fake model (node --test tests/e2e)
+#   3. the playground in headless Chromium (node --test tests/browser)
+#   4. end to end against the real OpenClaw host with a fake model (node --test tests/e2e)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 say() { printf '\n[test] %s\n' "$*" >&2; }
 
 bash scripts/setup.sh --tests
+bash scripts/setup-browser.sh
 bash scripts/build.sh
 
 say "cargo fmt --check"
@@ -20,5 +22,7 @@ say "cargo test"
 cargo test --quiet
 say "node --test tests/js (built package)"
 node --test tests/js/
+say "node --test tests/browser (playground in Chromium)"
+node --test --test-concurrency=1 tests/browser/
 say "node --test tests/e2e (real OpenClaw host)"
 node --test --test-concurrency=1 tests/e2e/

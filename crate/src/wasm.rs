@@ -166,3 +166,13 @@ impl Session {
 pub fn prune(input: &str) -> Result<String, JsError> {
     crate::prune::prune_json(input).map_err(to_js)
 }
+
+/// Diagnostics for the fault tests of the JS layer: `"panic"` panics inside the core (the
+/// instance is then unusable and the loader must replace it); anything else returns "ok".
+#[wasm_bindgen(js_name = selfCheck)]
+pub fn self_check(kind: &str) -> String {
+    if kind == "panic" {
+        panic!("contextfold self-check: deliberate panic");
+    }
+    "ok".to_string()
+}

@@ -56,6 +56,10 @@ export function wrapGlue(glue) {
     summarize(turnId, messages, maxTokens = 120) {
       return call(() => glue.summarize(JSON.stringify({ turnId, messages, maxTokens })));
     },
+    /** Diagnostics: `selfCheck("panic")` crashes this instance on purpose (fault tests). */
+    selfCheck(kind) {
+      return call(() => glue.selfCheck(kind));
+    },
     /** A live session kept inside this wasm instance. */
     newSession(config = {}) {
       const s = call(() => new glue.Session(JSON.stringify(config)));

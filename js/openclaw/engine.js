@@ -165,7 +165,8 @@ export function createEngine(deps) {
       let timer;
       try {
         const guard = new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`assemble took longer than ${ASSEMBLE_TIMEOUT_MS} ms`)), ASSEMBLE_TIMEOUT_MS);
+          const ms = deps.assembleTimeoutMs ?? ASSEMBLE_TIMEOUT_MS;
+          timer = setTimeout(() => reject(new Error(`assemble took longer than ${ms} ms`)), ms);
         });
         const work = (async () => {
           const s = await live(params);

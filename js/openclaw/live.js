@@ -122,17 +122,27 @@ export class LiveSession {
     }
     if (r.entries.length > 0 || this.cursor === undefined) {
       this.cursor = r.cursor;
-      await writeAtomic(
-        this.file("index.json"),
+      await this.persist("index.json", () =>
         JSON.stringify({ version: STATE_VERSION, source: this.transcript.kind, cursor: this.cursor, index: s.index() }),
       );
     }
     return update;
   }
 
+  /** Writes a side-cache file atomically; a failure is a warning (the state stays in memory). */
+  async persist(name, body) {
+    try {
+      await writeAtomic(this.file(name), body());
+      return true;
+    } catch (err) {
+      this.warn(`could not write ${name} (${err.code ?? err.message}); keeping it in memory`);
+      return false;
+    }
+  }
+
   async saveState() {
     this.state.folded = this.wasm ? this.wasm.folded() : this.state.folded;
-    await writeAtomic(this.file("state.json"), JSON.stringify(this.state));
+    await this.persist("state.json", () => JSON.stringify(this.state));
   }
 
   /** Plans a request; remembers what it decided for status, explain and background work. */

@@ -1,6 +1,8 @@
 // The playground page: input, settings, and the three views (assembled context, turn
 // timeline, totals). Everything runs here; the input never leaves the page.
-import { loadCore, readSession, run, recover } from "./engine.js";
+import { readSession, recover } from "./engine.js";
+import { createRunner } from "./runner.js";
+import { applySteps } from "../core/core.js";
 import { h, renderMessage, partsOf, roleOf } from "./view.js";
 import { encodeUtf8 } from "./entries.js";
 import { describeMessage } from "../core/describe.js";
@@ -33,7 +35,10 @@ const DECISION_HELP = {
 const $ = (id) => document.getElementById(id);
 
 const state = {
-  core: null,
+  runner: null,
+  running: false,
+  dirty: false,
+  inputGen: 0,
   schema: {},
   hints: {},
   defaults: {},
@@ -181,14 +186,34 @@ function syncControls() {
   syncBudgetRange();
 }
 
+// The budget slider is logarithmic: from 100 tokens to a bit over the input's size, in
+// 1000 steps, snapped to two significant digits.
+const SLIDER_STEPS = 1000;
+function budgetScale() {
+  const before = state.result?.stats.clean.tokensBefore ?? 10000;
+  const lo = Math.log(100);
+  const hi = Math.log(niceCeil(Math.max(1000, before * 1.1)));
+  return { lo, hi };
+}
+function sliderToBudget(v) {
+  const { lo, hi } = budgetScale();
+  const raw = Math.exp(lo + ((hi - lo) * v) / SLIDER_STEPS);
+  const p = 10 ** Math.max(0, Math.floor(Math.log10(raw)) - 1);
+  return Math.round(raw / p) * p;
+}
+function budgetToSlider(b) {
+  const { lo, hi } = budgetScale();
+  const v = ((Math.log(Math.max(1, b)) - lo) / (hi - lo)) * SLIDER_STEPS;
+  return Math.round(Math.min(SLIDER_STEPS, Math.max(0, v)));
+}
+
 function syncBudgetRange() {
   const range = $("budget-range");
-  const before = state.result?.stats.clean.tokensBefore ?? 10000;
-  const max = niceCeil(Math.max(1000, before * 1.1));
-  range.max = String(max);
-  range.step = String(Math.max(1, Math.round(max / 500)));
-  const eff = state.budget ?? state.config.maxTokens ?? max;
-  range.value = String(Math.min(eff, max));
+  range.max = String(SLIDER_STEPS);
+  range.step = "1";
+  const eff = state.budget ?? state.config.maxTokens ?? 128000;
+  range.value = String(budgetToSlider(eff));
+  range.setAttribute("aria-valuetext", `${fmt(eff)} tokens`);
 }
 
 function niceCeil(n) {
@@ -200,6 +225,7 @@ function niceCeil(n) {
 // ---------------------------------------------------------------- running
 
 let pending = 0;
+/** Re-runs on the next frame (many input events in one frame make one run). */
 function schedule() {
   if (pending) return;
   pending = requestAnimationFrame(() => {
@@ -208,44 +234,94 @@ function schedule() {
   });
 }
 
+const idleWaiters = [];
+/** Resolves once no run is scheduled, running or due. */
+function whenIdle() {
+  if (!pending && !state.running && !state.dirty) return Promise.resolve();
+  return new Promise((resolve) => idleWaiters.push(resolve));
+}
+function notifyIdle() {
+  if (pending || state.running || state.dirty) return;
+  for (const r of idleWaiters.splice(0)) r();
+}
+
+function settings() {
+  return { prompt: state.prompt, budget: state.budget, config: configDiff() };
+}
+
+/**
+ * Runs the engine with the current settings. One run at a time: a change made meanwhile
+ * marks the state dirty and runs once more when the current run is back.
+ */
 function rerun() {
   if (pending) {
     cancelAnimationFrame(pending);
     pending = 0;
   }
-  if (!state.core) return;
-  if (state.core.poisoned) {
-    state.runError = "the engine crashed on this input; reloading it";
-    loadCore(new URL("wasm/", ROOT)).then((c) => {
-      state.core = c;
-      schedule();
-    });
+  if (!state.runner) return;
+  if (!state.session) {
+    state.result = null;
     render();
+    notifyIdle();
     return;
   }
-  if (state.session) {
-    try {
-      state.result = run(state.core, state.session, { prompt: state.prompt, budget: state.budget, config: configDiff() });
-      state.runError = null;
-    } catch (err) {
-      state.runError = String(err?.message ?? err);
-    }
-  } else {
-    state.result = null;
+  if (state.running) {
+    state.dirty = true;
+    return;
   }
-  render();
+  state.running = true;
+  state.dirty = false;
+  const gen = state.inputGen;
+  const session = state.session;
+  const busy = setTimeout(() => setBusy(true), 150);
+  state.runner
+    .run(settings())
+    .then(
+      (r) => {
+        if (gen !== state.inputGen) return;
+        state.result = { ...r, messages: applySteps(session.messages, r.steps) };
+        state.runError = null;
+      },
+      (err) => {
+        if (gen !== state.inputGen) return;
+        state.runError = String(err?.message ?? err);
+      },
+    )
+    .finally(() => {
+      clearTimeout(busy);
+      state.running = false;
+      if (gen === state.inputGen) render();
+      if (state.dirty || gen !== state.inputGen) {
+        state.dirty = false;
+        rerun();
+        return;
+      }
+      setBusy(false);
+      notifyIdle();
+    });
 }
 
+function setBusy(on) {
+  $("busy").hidden = !on;
+  $("context").setAttribute("aria-busy", String(on));
+}
+
+/** Reads the input on the page (for the views) and hands it to the engine. */
 function readInput() {
   if (!state.input) return;
+  state.inputGen++;
+  state.result = null;
   try {
     state.session = readSession(state.input.bytes, { name: state.input.name, format: state.format });
     state.readError = null;
   } catch (err) {
     state.session = null;
-    state.result = null;
     state.readError = String(err?.message ?? err);
+    return;
   }
+  state.runner.setInput(state.input.bytes, state.input.name, state.format).catch((err) => {
+    state.runError = String(err?.message ?? err);
+  });
 }
 
 function loadBytes(bytes, name, { sample = null } = {}) {
@@ -291,7 +367,7 @@ function render() {
 function renderSource() {
   const s = state.session;
   const el = $("source");
-  if (!state.core) return;
+  if (!state.runner) return;
   if (!s) {
     el.replaceChildren(state.input ? h("span", {}, state.input.name) : "No session loaded");
     return;
@@ -318,6 +394,9 @@ function renderStatus() {
 }
 
 const fmt = (n) => Number(n).toLocaleString("en");
+const compact = new Intl.NumberFormat("en", { notation: "compact", maximumFractionDigits: 2 });
+/** Exact below 100,000, compact above (1.31M): for the cards. */
+const short = (n) => (Math.abs(n) < 100000 ? fmt(n) : compact.format(n));
 
 function renderTotals() {
   const r = state.result;
@@ -340,24 +419,24 @@ function renderTotals() {
     h(
       "div",
       { class: "cards" },
-      h("div", { class: "card" }, h("span", { class: "card-label" }, "Messages"), h("span", { class: "card-value", id: "total-messages" }, `${fmt(st.clean.messagesBefore)} → ${fmt(r.messages.length)}`)),
+      h("div", { class: "card" }, h("span", { class: "card-label" }, "Messages"), h("span", { class: "card-value", id: "total-messages", title: `${fmt(st.clean.messagesBefore)} → ${fmt(r.messages.length)}` }, `${short(st.clean.messagesBefore)} → ${short(r.messages.length)}`)),
       h(
         "div",
         { class: "card" },
         h("span", { class: "card-label" }, "Tokens (estimated)"),
-        h("span", { class: "card-value", id: "total-tokens" }, `${fmt(before)} → ${fmt(after)}`),
+        h("span", { class: "card-value", id: "total-tokens", title: `${fmt(before)} → ${fmt(after)}` }, `${short(before)} → ${short(after)}`),
       ),
       h(
         "div",
         { class: "card save" },
         h("span", { class: "card-label" }, "Saved"),
-        h("span", { class: "card-value", id: "total-saved" }, `${pct} %`, h("span", { class: "card-sub" }, ` ${fmt(saved)} tok`)),
+        h("span", { class: "card-value", id: "total-saved" }, `${pct} %`, h("span", { class: "card-sub", title: `${fmt(saved)} tokens` }, ` ${short(saved)} tok`)),
       ),
       h(
         "div",
         { class: "card" },
         h("span", { class: "card-label" }, "Budget"),
-        h("span", { class: "card-value", id: "total-budget" }, fmt(st.budget), st.overBudget ? h("span", { class: "over-label", title: "the protected turns alone exceed the budget" }, " over") : null),
+        h("span", { class: "card-value", id: "total-budget", title: fmt(st.budget) }, short(st.budget), st.overBudget ? h("span", { class: "over-label", title: "the protected turns alone exceed the budget" }, " over") : null),
         gauge,
       ),
     ),
@@ -425,7 +504,7 @@ function renderContext() {
       h(
         "div",
         { class: "empty" },
-        state.core ? h("p", {}, "Choose a built-in sample or drop a session file. ", h("kbd", {}, "Tab"), " moves through the settings; every change re-runs at once.") : h("p", {}, "Loading the engine…"),
+        state.runner ? h("p", {}, "Choose a built-in sample or drop a session file. ", h("kbd", {}, "Tab"), " moves through the settings; every change re-runs at once.") : h("p", {}, "Loading the engine…"),
       ),
     );
     return;
@@ -507,7 +586,13 @@ function renderContext() {
     const nextStub = next?.source !== undefined && at[next.source] >= 0 && turns[at[next.source]].decision === "stubbed" && next.message !== undefined && roleOf(r.messages[i + 1]) !== "user";
     if (cls === "is-stub" && !nextStub) {
       const run = turns.slice(runStart, k + 1).map((tt, j) => ({ t: tt, k: runStart + j }));
-      footer = h("footer", { class: "stub-turns" }, "Folded here: ", run.map(({ t: tt, k: kk }) => turnLink(tt, kk, "unfold")));
+      const shown = run.length > 8 ? [...run.slice(0, 5), null, ...run.slice(-2)] : run;
+      footer = h(
+        "footer",
+        { class: "stub-turns" },
+        `Folded here (${run.length} turn${run.length > 1 ? "s" : ""}): `,
+        shown.map((x) => (x ? turnLink(x.t, x.k, "unfold") : h("span", {}, `… ${run.length - 7} more in the timeline …`))),
+      );
       runStart = -1;
     }
     const art = renderMessage(m, { index: i, badges, meta, cls, footer });
@@ -710,8 +795,11 @@ function wire() {
     schedule();
   });
   $("budget-range").addEventListener("input", (e) => {
-    state.budget = Number(e.target.value);
-    $("budget").value = e.target.value;
+    state.budget = sliderToBudget(Number(e.target.value));
+    $("budget").value = String(state.budget);
+    e.target.setAttribute("aria-valuetext", `${fmt(state.budget)} tokens`);
+    state.invalid.delete("budget");
+    $("budget").removeAttribute("aria-invalid");
     schedule();
   });
   $("budget-clear").addEventListener("click", () => {
@@ -763,14 +851,14 @@ async function fetchBytes(url) {
 async function boot() {
   wire();
   // Everything the page needs is fetched now, so it keeps working offline.
-  const [manifest, core, ...samples] = await Promise.all([
+  const [manifest, runner, ...samples] = await Promise.all([
     fetchBytes(new URL("openclaw.plugin.json", ROOT)).then((b) => JSON.parse(new TextDecoder().decode(b))),
-    loadCore(new URL("wasm/", ROOT)),
+    createRunner(new URL("wasm/", ROOT)),
     ...SAMPLES.map((n) => fetchBytes(new URL(`samples/${n}`, ROOT)).catch(() => null)),
   ]);
   SAMPLES.forEach((n, i) => samples[i] && state.samples.set(n, samples[i]));
   for (const b of document.querySelectorAll(".sample")) b.disabled = !state.samples.has(b.dataset.sample);
-  state.core = core;
+  state.runner = runner;
   state.schema = manifest.configSchema?.properties ?? {};
   state.hints = manifest.uiHints ?? {};
   for (const k of coreKeys()) if (state.schema[k].default !== undefined) state.defaults[k] = state.schema[k].default;
@@ -778,8 +866,10 @@ async function boot() {
   buildControls();
   $("budget").placeholder = `maxTokens (${fmt(state.defaults.maxTokens ?? 128000)})`;
   syncControls();
-  document.documentElement.dataset.engine = core.version;
+  document.documentElement.dataset.engine = runner.version;
+  document.documentElement.dataset.runner = runner.kind;
   loadSample(SAMPLES[0]);
+  await whenIdle();
   document.documentElement.dataset.ready = "true";
 }
 
@@ -805,7 +895,8 @@ function publicResult() {
   );
 }
 
-// The page's test hook: drive it without the UI and read what it computed.
+// The page's test hook: drive it without the UI and read what it computed. The setters
+// resolve to the result once the engine has run with the new setting.
 window.__contextfold = {
   ready,
   get lastResult() {
@@ -814,30 +905,31 @@ window.__contextfold = {
   get error() {
     return state.readError ?? state.runError ?? null;
   },
+  idle: () => whenIdle().then(publicResult),
   setInput(text, name = "input.jsonl", format) {
     if (format) {
       state.format = format;
       $("format").value = format;
     }
     loadBytes(encodeUtf8(String(text)), name);
-    return publicResult();
+    return whenIdle().then(publicResult);
   },
   setConfig(obj = {}) {
     state.config = { ...state.defaults, ...obj };
     syncControls();
     rerun();
-    return publicResult();
+    return whenIdle().then(publicResult);
   },
   setBudget(n) {
     state.budget = n == null || n === "" ? null : Number(n);
     $("budget").value = state.budget == null ? "" : String(state.budget);
     rerun();
-    return publicResult();
+    return whenIdle().then(publicResult);
   },
   setPrompt(t) {
     state.prompt = String(t ?? "");
     $("prompt").value = state.prompt;
     rerun();
-    return publicResult();
+    return whenIdle().then(publicResult);
   },
 };

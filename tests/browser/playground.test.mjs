@@ -72,11 +72,17 @@ before(async () => {
     reducedMotion: "reduce",
   });
   page = context.pages()[0] ?? (await context.newPage());
-  page.on("console", (m) => {
+  // The page's console and its engine worker's.
+  context.on("console", (m) => {
     if (m.type() === "error") consoleErrors.push(m.text());
   });
+  page.on("worker", (w) =>
+    w.on("console", (m) => {
+      if (m.type() === "error") consoleErrors.push(`worker: ${m.text()}`);
+    }),
+  );
   page.on("pageerror", (e) => consoleErrors.push(`pageerror: ${e.message}`));
-  page.on("request", (r) => {
+  context.on("request", (r) => {
     const u = r.url();
     if (!u.startsWith(origin + "/") && !u.startsWith("data:")) foreignRequests.push(u);
     if (r.method() !== "GET") foreignRequests.push(`${r.method()} ${u}`);
@@ -153,6 +159,7 @@ test("the page loads the shipped wasm, byte for byte, with the right MIME type",
   const js = await page.request.get(origin + "/js/playground/app.js");
   assert.match(js.headers()["content-type"], /^text\/javascript/);
   assert.ok(await page.evaluate(() => document.documentElement.dataset.engine), "engine version set");
+  assert.equal(await page.evaluate(() => document.documentElement.dataset.runner), "worker", "the engine runs off the main thread");
 });
 
 test("built-in sample, budget and protected turns set in the UI: the page shows what the CLI prints", { skip }, async () => {
@@ -252,6 +259,25 @@ test("multi-topic sample with a prompt: topics the prompt refers to come back, a
   assert.ok(readFileSync(SHOT).length > 10000);
 });
 
+test("truncated tool results are marked, and match the CLI", { skip }, async () => {
+  await page.click("#sample-coding");
+  const config = { dropToolResults: false, dropToolCallMessages: false, toolResultTruncateChars: 200, preserveRecentMessages: 1, foldOtherTopics: false };
+  const r = await page.evaluate(async (cfg) => {
+    await window.__contextfold.setPrompt("");
+    await window.__contextfold.setConfig(cfg);
+    return window.__contextfold.setBudget(6000);
+  }, config);
+  const cli = cliAssemble(path.join(ROOT, "samples", "session.jsonl"), { budget: 6000, config });
+  assert.deepEqual(r.messages, cli.out.messages);
+  assert.deepEqual(await renderedView("#context .msg"), cli.out.messages.map(expectedView));
+  const truncated = cli.out.turns.filter((t) => t.decision === "truncated").length;
+  assert.ok(truncated > 0);
+  assert.ok((await page.locator("#context .msg.is-truncated .badge-truncated").count()) >= truncated);
+  // The settings panel shows what the hook set.
+  assert.equal(await page.isChecked("#cfg-dropToolResults"), false);
+  assert.equal(await page.inputValue("#cfg-toolResultTruncateChars"), "200");
+});
+
 test("other formats and every setting through the hook match the CLI", { skip }, async () => {
   const openai = {
     model: "x",
@@ -267,13 +293,12 @@ test("other formats and every setting through the hook match the CLI", { skip },
   const file = path.join(tmp, "openai.json");
   writeFileSync(file, JSON.stringify(openai));
   const config = { mode: "fold", preserveRecentMessages: 0, foldOtherTopics: false, summarizeThreshold: 0.5, keepRecentTurns: 0, dropToolCallMessages: false };
-  await page.evaluate(([text, cfg]) => {
+  const r = await page.evaluate(async ([text, cfg]) => {
     window.__contextfold.setInput(text, "openai.json");
     window.__contextfold.setConfig(cfg);
     window.__contextfold.setBudget(5000);
-    window.__contextfold.setPrompt("");
+    return window.__contextfold.setPrompt("");
   }, [JSON.stringify(openai), config]);
-  const r = await page.evaluate(() => window.__contextfold.lastResult);
   assert.equal(r.format, "openai");
   const cli = cliAssemble(file, { budget: 5000, config });
   assert.deepEqual(r.messages, cli.out.messages);
@@ -297,7 +322,7 @@ test("other formats and every setting through the hook match the CLI", { skip },
   await context.setOffline(false);
 
   // A bad input is reported on the page, not thrown.
-  await page.evaluate(() => window.__contextfold.setInput('{"type":"message","id":"a","parentId":null}\n{oops\n', "bad.jsonl"));
+  assert.equal(await page.evaluate(() => window.__contextfold.setInput('{"type":"message","id":"a","parentId":null}\n{oops\n', "bad.jsonl")), null);
   assert.match(await page.textContent("#status"), /invalid JSON line/);
   await page.click("#sample-coding");
   await settled(() => window.__contextfold.lastResult?.name === "session.jsonl");

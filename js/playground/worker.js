@@ -1,0 +1,44 @@
+// The engine off the page's main thread: a large session takes the core a second or more,
+// and the page stays responsive meanwhile. Messages are handled in order: `init` loads the
+// wasm, `input` reads a session, `run` assembles it with the given settings.
+import { loadCore, readSession, run } from "./engine.js";
+
+let core = null;
+let wasmDir = null;
+let session = null;
+
+async function handle(m) {
+  switch (m.type) {
+    case "init":
+      wasmDir = new URL(m.wasmDir);
+      core = await loadCore(wasmDir);
+      return { version: core.version };
+    case "input":
+      session = null;
+      session = readSession(m.bytes, { name: m.name, format: m.format });
+      return { messages: session.messages.length };
+    case "run": {
+      if (!session) throw new Error("no input");
+      if (core.poisoned) core = await loadCore(wasmDir);
+      const r = run(core, session, m.settings);
+      // The page applies the steps to its own copy of the messages.
+      delete r.messages;
+      return r;
+    }
+    default:
+      throw new Error(`unknown request ${m.type}`);
+  }
+}
+
+// One at a time, in the order they came.
+let queue = Promise.resolve();
+self.onmessage = (e) => {
+  const m = e.data;
+  queue = queue.then(async () => {
+    try {
+      self.postMessage({ id: m.id, ok: true, value: await handle(m) });
+    } catch (err) {
+      self.postMessage({ id: m.id, ok: false, error: String(err?.message ?? err) });
+    }
+  });
+};
