@@ -29,7 +29,7 @@ cp js/core/core.js js/core/readers.js js/core/config.js js/core/describe.js "$TM
 cp "$WASM/contextfold.js" "$WASM/contextfold_bg.wasm" "$TMP/wasm/"
 cp "$MANIFEST" "$TMP/openclaw.plugin.json"
 cp samples/session.jsonl "$TMP/samples/session.jsonl"
-node js/playground/samples/multitopic.mjs > "$TMP/samples/multitopic.jsonl"
+cp samples/multitopic.jsonl "$TMP/samples/multitopic.jsonl"
 for f in contextfold.js contextfold_bg.wasm; do
   cmp -s "$WASM/$f" "$TMP/wasm/$f" || { say "copy of $WASM/$f differs"; exit 1; }
 done

@@ -205,7 +205,7 @@ pub fn assemble(messages: &[Value], budget: usize, cfg: &Config, ctx: &Context) 
                 plan.reason = "folded for the budget earlier (sticky)".into();
             } else {
                 plan.reason = if relevant && topic != current_topic {
-                    format!("the prompt refers to topic {}", label(t))
+                    format!("the prompt or the latest turns refer to topic {}", label(t))
                 } else {
                     "current topic".into()
                 };

@@ -14,6 +14,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
+/// User prompts of the newest turns that, with the upcoming prompt, decide which earlier
+/// topics the conversation refers to.
+const RECENT_TURNS_FOR_RELEVANCE: usize = 2;
+
 /// Pins: turns that are never folded, by id, by tool name or by text pattern.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
@@ -229,9 +233,21 @@ impl Session {
         if topics.is_empty() {
             ctx.topic_of.clear();
         }
-        if let Some(p) = prompt.filter(|p| !p.trim().is_empty()) {
+        // A topic is current when the upcoming prompt or the most recent turns refer to it:
+        // a conversation that comes back to an earlier subject gets that subject back.
+        let mut probe = String::new();
+        if let Some(p) = prompt {
+            probe.push_str(p);
+            probe.push('\n');
+        }
+        for t in self.index.turns.iter().rev().take(RECENT_TURNS_FOR_RELEVANCE) {
+            probe.push_str(&t.topic_user);
+            probe.push('\n');
+        }
+        if !probe.trim().is_empty() {
             for (k, t) in topics.iter().enumerate() {
-                if self.segmenter.similarity_to_turns(p, t.first_turn..=t.last_turn) >= self.config.prompt_relevance_threshold {
+                let sim = self.segmenter.similarity_to_turns(&probe, t.first_turn..=t.last_turn);
+                if sim >= self.config.prompt_relevance_threshold {
                     ctx.relevant_topics.insert(k);
                 }
             }

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseJsonlBuffer } from "../../js/openclaw/transcript.js";
 import { parseJsonlBytes, lineAt, encodeUtf8, decodeUtf8 } from "../../js/playground/entries.js";
-import { multitopicJsonl } from "../../js/playground/samples/multitopic.mjs";
+import { multitopicJsonl } from "../../samples/generate-multitopic.mjs";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 

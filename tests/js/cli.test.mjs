@@ -84,3 +84,32 @@ test("malformed input: clear errors naming the line; a truncated last line is sk
   const usage = cli(["frobnicate"]);
   assert.equal(usage.code, 2);
 });
+
+test("the built-in samples are what their generators write", async () => {
+  const { execFileSync } = await import("node:child_process");
+  const { ROOT } = await import("./helpers.mjs");
+  for (const [gen, file] of [["generate-session.mjs", "session.jsonl"], ["generate-multitopic.mjs", "multitopic.jsonl"]]) {
+    const out = execFileSync(process.execPath, [`${ROOT}/samples/${gen}`], { encoding: "utf8" });
+    assert.equal(out, readFileSync(`${ROOT}/samples/${file}`, "utf8"), file);
+  }
+});
+
+test("assemble folds other topics into stubs and fits the budget; recover returns the transcript bytes", () => {
+  const file = SAMPLE.replace("session.jsonl", "multitopic.jsonl");
+  const r = cli(["assemble", file, "--json", "--budget", "600", "--prompt", "And how long does the whole Alta Via 1 take?"]);
+  assert.equal(r.code, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  assert.ok(out.estimatedTokens <= 600, `${out.estimatedTokens}`);
+  const stubbed = out.turns.filter((t) => t.decision === "stubbed");
+  assert.ok(stubbed.length >= 3);
+  const text = JSON.stringify(out.messages);
+  assert.match(text, /\[folded: \\"dough \/ levain/);
+  assert.ok(!text.includes("levain at its peak"), "the folded turns' text is gone");
+  // the folded turn comes back byte for byte
+  const id = stubbed[0].id;
+  const rec = cli(["recover", file, id]);
+  assert.equal(rec.code, 0, rec.stderr);
+  const lines = readFileSync(file, "utf8").split("\n");
+  const start = lines.findIndex((l) => l.includes(`"id":"${id}"`));
+  assert.equal(rec.stdout, lines.slice(start, start + rec.stdout.trimEnd().split("\n").length).join("\n") + "\n");
+});

@@ -1,7 +1,7 @@
 // Writes samples/session.jsonl: a built-in OpenClaw session (transcript format v4) of a
 // coding agent over several turns, with thinking blocks, sequential and parallel tool calls,
 // an error result and large tool output. Deterministic: same bytes on every run.
-// usage: node samples/generate.mjs > samples/session.jsonl
+// usage: node samples/generate-session.mjs > samples/session.jsonl
 let seq = 0;
 let parent = null;
 const t0 = Date.parse("2026-11-02T09:00:00Z");

@@ -3,7 +3,7 @@
 // and comes back to an earlier one: a hiking trip, sourdough bread, a CSV script that
 // crashes (with tool calls and thinking), then the trip again. Synthetic text written for
 // this sample; deterministic: same bytes on every run.
-// usage: node js/playground/samples/multitopic.mjs > multitopic.jsonl
+// usage: node samples/generate-multitopic.mjs > samples/multitopic.jsonl
 import { pathToFileURL } from "node:url";
 
 export function multitopicJsonl() {
