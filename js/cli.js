@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 // contextfold command line: what the model would see for a session, without a gateway.
 import { readFileSync } from "node:fs";
+import { isUtf8 } from "node:buffer";
 import path from "node:path";
 import { loadCore, applySteps, formatLogLine, changed } from "./core/node.js";
 import { readMessages, assembleRequest, InputError, FORMATS } from "./core/readers.js";
 import { describeMessage } from "./core/describe.js";
-import { parseJsonlBuffer } from "./openclaw/transcript.js";
 import { splitConfig } from "./core/config.js";
 
 const USAGE = `usage: contextfold <command> [options]
@@ -83,10 +83,10 @@ function loadSession(args) {
   const name = file === "-" ? "stdin" : file;
   const buf = readInput(file);
   progress(`read ${buf.length} bytes`);
-  const text = buf.toString("utf8");
-  const r = readMessages(text, { format: args.format, name });
+  const r = readMessages(buf, { format: args.format, name, isUtf8 });
   for (const w of r.warnings) process.stderr.write(`warning: ${w}\n`);
-  const entries = r.format === "openclaw" ? parseJsonlBuffer(buf, 0, path.basename(name)).entries : undefined;
+  // The core indexes every transcript entry itself (same branch rule as the reader).
+  const entries = r.format === "openclaw" ? r.transcriptEntries : undefined;
   const session = r.sessionId ?? (file === "-" ? "stdin" : path.basename(file).replace(/\.[^.]+$/, ""));
   return { ...r, entries, session, buf, name };
 }
@@ -188,13 +188,17 @@ async function cmdRecover(args) {
   if (!turn) throw new InputError(`${s.name}: no turn ${JSON.stringify(id)} on the active branch`);
   const page = args.page ?? 0;
   const refs = turn.entries.slice(page * PAGE, (page + 1) * PAGE);
-  const lines = refs.map((r) => s.buf.subarray(r.range[0], r.range[1]).toString("utf8").replace(/\n$/, ""));
+  // The exact bytes of each line (a line that is not valid UTF-8 stays as it was).
+  const raw = refs.map((r) => s.buf.subarray(r.range[0], r.range[1]));
   const pages = Math.max(1, Math.ceil(turn.entries.length / PAGE));
   if (args.json) {
-    return out(JSON.stringify({ turnId: id, page, pages, entries: lines.map((l) => JSON.parse(l)) }, null, 2));
+    const entries = raw.map((b) => JSON.parse(b.toString("utf8")));
+    const bytes = Object.fromEntries(raw.flatMap((b, i) => (isUtf8(b) ? [] : [[i, b.toString("base64")]])));
+    return out(JSON.stringify({ turnId: id, page, pages, entries, ...(Object.keys(bytes).length ? { bytes } : {}) }, null, 2));
   }
   process.stderr.write(`turn ${id}: ${turn.entries.length} entries, page ${page + 1} of ${pages}\n`);
-  out(lines.join("\n"));
+  const body = Buffer.concat(raw);
+  process.stdout.write(body.length && body[body.length - 1] !== 0x0a ? Buffer.concat([body, Buffer.from("\n")]) : body);
 }
 
 const COMMANDS = { clean: cmdClean, assemble: cmdAssemble, recover: cmdRecover, topics: cmdTopics, index: cmdIndex };

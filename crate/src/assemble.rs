@@ -137,9 +137,16 @@ const SUMMARY_ASK_TOKENS: usize = 200;
 
 /// Plans what the model sees.
 pub fn assemble(messages: &[Value], budget: usize, cfg: &Config, ctx: &Context) -> Assembled {
-    let cleaned = clean::clean_history(messages, &cfg.clean(), ctx.history_complete);
     let (preamble, spans) = turns::split(messages);
     let n = spans.len();
+    // Pinned turns are sent exactly as the host has them: not folded and not cleaned.
+    let pinned_ranges: Vec<std::ops::Range<usize>> = spans
+        .iter()
+        .enumerate()
+        .filter(|(t, _)| ctx.turn_ids.get(*t).is_some_and(|id| ctx.pinned.contains(id)))
+        .map(|(_, s)| s.range.clone())
+        .collect();
+    let cleaned = clean::clean_keeping(messages, &cfg.clean(), ctx.history_complete, &pinned_ranges);
     let label = |t: usize| -> String {
         ctx.topic_of.get(t).and_then(|&k| ctx.topic_labels.get(k)).cloned().unwrap_or_default()
     };
@@ -169,7 +176,8 @@ pub fn assemble(messages: &[Value], budget: usize, cfg: &Config, ctx: &Context) 
     let mut plans: Vec<TurnPlan> = Vec::with_capacity(n);
     for (t, (span, steps)) in spans.iter().zip(per_turn).enumerate() {
         let tokens_before: usize = messages[span.range.clone()].iter().map(tokens::message).sum();
-        let protected = t >= protected_from || live_turn.is_some_and(|l| t >= l) || ctx.pinned.contains(&id(t));
+        let pinned = ctx.pinned.contains(&id(t));
+        let protected = t >= protected_from || live_turn.is_some_and(|l| t >= l) || pinned;
         let mut plan = TurnPlan {
             span: span.clone(),
             steps,
@@ -190,7 +198,7 @@ pub fn assemble(messages: &[Value], budget: usize, cfg: &Config, ctx: &Context) 
             if topic.is_some() && topic != current_topic && !relevant {
                 plan.other_topic = true;
                 plan.reason = format!("other topic: {}", label(t));
-            } else if !relevant && current_sub.is_some() && sub.is_some() && sub != current_sub {
+            } else if !relevant && comparable_subtopics(current_sub.as_deref(), sub.as_deref()) && sub != current_sub {
                 plan.other_topic = true;
                 plan.reason = format!("other sub-topic: {}", sub.unwrap_or_default());
             }
@@ -321,6 +329,15 @@ pub fn assemble(messages: &[Value], budget: usize, cfg: &Config, ctx: &Context) 
         summarize,
         folded,
         frontier: cleaned.frontier,
+    }
+}
+
+/// Sub-topic labels are compared only when both exist and come from the same labeller (the
+/// LLM's, or the lexical heuristic's `lex:` labels).
+fn comparable_subtopics(a: Option<&str>, b: Option<&str>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => a.starts_with("lex:") == b.starts_with("lex:"),
+        _ => false,
     }
 }
 
@@ -491,7 +508,8 @@ fn with_text(src: &Value, text: String) -> Value {
 }
 
 fn short_ask(messages: &[Value], i: usize) -> String {
-    let text = summary::strip_host_metadata(&turns::visible_text(&messages[i]));
+    let visible = turns::visible_text(&messages[i]);
+    let text = crate::hostmeta::strip_host_metadata(&visible);
     let p = turns::preview(&text, SHORT_ASK_CHARS);
     if p.is_empty() {
         "(earlier request)".into()

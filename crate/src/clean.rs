@@ -89,8 +89,19 @@ pub fn clean(messages: &[Value], cfg: &CleanConfig) -> Cleaned {
 /// Cleans `messages`; with `complete`, the history is known to end with a finished turn (the
 /// upcoming prompt is not part of it), so the frontier is after the last message.
 pub fn clean_history(messages: &[Value], cfg: &CleanConfig, complete: bool) -> Cleaned {
+    clean_keeping(messages, cfg, complete, &[])
+}
+
+/// [`clean_history`] that also leaves the messages in `keep` (whole turns, e.g. pinned ones)
+/// exactly as they are.
+pub fn clean_keeping(messages: &[Value], cfg: &CleanConfig, complete: bool, keep: &[std::ops::Range<usize>]) -> Cleaned {
     let pairing = Pairing::of(messages);
-    let fr = if complete { frontier::after_end(messages) } else { frontier::find(messages, &pairing) };
+    let kept = |i: usize| keep.iter().any(|r| r.contains(&i));
+    let fr = if complete {
+        frontier::after_end(messages)
+    } else {
+        frontier::find(messages, &pairing)
+    };
     let end = frontier::keep_recent_turns(messages, fr.index, cfg.keep_recent_turns);
     // The live tool loop is in progress even before its frontier: its earlier steps, their
     // results and their thinking stay whole (PROVIDERS.md rule 8).
@@ -102,12 +113,13 @@ pub fn clean_history(messages: &[Value], cfg: &CleanConfig, complete: bool) -> C
             if message::kind(msg) != Kind::Assistant || message::tool_calls(msg).is_empty() {
                 continue;
             }
-            let within = pairing.results_of(i).iter().all(|&r| r < end);
-            drop_ex[i] = within && (message::has_text(msg) || cfg.drop_tool_call_messages);
+            let within = pairing.results_of(i).iter().all(|&r| r < end && !kept(r));
+            drop_ex[i] = within && !kept(i) && (message::has_text(msg) || cfg.drop_tool_call_messages);
         }
     }
-    // Messages dropped only because they were empty or orphaned, brought back whole.
-    let mut keep_whole = vec![false; messages.len()];
+    // Messages kept whole: those the caller protects, and those dropped only because they
+    // were empty or orphaned, brought back.
+    let mut keep_whole: Vec<bool> = (0..messages.len()).map(kept).collect();
     let build = |drop_ex: &[bool], keep_whole: &[bool]| {
         let mut pass = Pass::run(messages, cfg, &pairing, end, drop_ex, keep_whole);
         pass.merge_remnants(messages, end);

@@ -27,7 +27,10 @@ pub struct Frontier {
 /// separately (OpenClaw's `assemble`), so every message given is part of a finished turn and
 /// the frontier sits after the last one.
 pub fn after_end(messages: &[Value]) -> Frontier {
-    Frontier { index: messages.len(), loop_start: None }
+    Frontier {
+        index: messages.len(),
+        loop_start: None,
+    }
 }
 
 /// Computes the frontier.

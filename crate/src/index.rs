@@ -181,7 +181,8 @@ impl SessionIndex {
             self.prev_user = kind == Kind::User;
         }
         if opens {
-            let text = crate::summary::strip_host_metadata(&turns::visible_text(msg));
+            let visible = turns::visible_text(msg);
+            let text = crate::hostmeta::strip_host_metadata(&visible);
             self.turns.push(TurnRecord {
                 id,
                 key: format!("{:016x}", turns::key_of(msg)),

@@ -20,6 +20,7 @@ pub mod config;
 pub mod error;
 pub mod frontier;
 pub mod gate;
+pub mod hostmeta;
 pub mod index;
 pub mod message;
 pub mod pairing;

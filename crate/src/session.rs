@@ -38,6 +38,8 @@ pub struct Session {
     summaries: HashMap<String, String>,
     subtopics: HashMap<String, String>,
     folded: HashSet<String>,
+    /// Turn ids where a lexical topic boundary was judged "same topic" (LLM confirmation).
+    merged: HashSet<String>,
     pins: Pins,
 }
 
@@ -90,6 +92,7 @@ impl Session {
             summaries: HashMap::new(),
             subtopics: HashMap::new(),
             folded: HashSet::new(),
+            merged: HashSet::new(),
             pins: Pins::default(),
         }
     }
@@ -160,13 +163,41 @@ impl Session {
         }
     }
 
-    /// Topics of the indexed turns, and the topic of each turn fed so far.
+    /// Topics of the indexed turns, and the topic of each turn fed so far. Boundaries judged
+    /// "same topic" (see [`Session::set_merged`]) are removed.
     pub fn topics(&mut self) -> (Vec<Topic>, Vec<usize>) {
         self.feed();
         if self.topics_cache.is_none() {
-            self.topics_cache = Some((self.segmenter.topics(), self.segmenter.topic_of_turns()));
+            let (topics, of) = (self.segmenter.topics(), self.segmenter.topic_of_turns());
+            self.topics_cache = Some(merge_boundaries(topics, of, &self.index, &self.merged));
         }
         self.topics_cache.clone().unwrap_or_default()
+    }
+
+    /// Deterministic sub-topic labels (used when no LLM labels the turns): the segments of a
+    /// finer lexical segmentation (three times the topic threshold) inside each topic, as
+    /// `{turnId: "lex:<label>"}`.
+    pub fn heuristic_subtopics(&mut self) -> BTreeMap<String, String> {
+        self.feed();
+        let coarse = self.segmenter.config();
+        let fine = TopicConfig { similarity_threshold: (coarse.similarity_threshold * 3.0).min(1.0), ..coarse };
+        self.segmenter.set_config(fine);
+        let (fine_topics, fine_of) = (self.segmenter.topics(), self.segmenter.topic_of_turns());
+        self.segmenter.set_config(coarse);
+        fine_of
+            .iter()
+            .enumerate()
+            .filter_map(|(i, &k)| {
+                let id = self.index.turns.get(i)?.id.clone();
+                Some((id, format!("lex:{}", fine_topics.get(k)?.label)))
+            })
+            .collect()
+    }
+
+    /// Boundaries (by the id of the turn that opens a topic) that are not topic changes.
+    pub fn set_merged(&mut self, ids: impl IntoIterator<Item = String>) {
+        self.merged = ids.into_iter().collect();
+        self.topics_cache = None;
     }
 
     pub fn set_summaries(&mut self, s: HashMap<String, String>) {
@@ -276,6 +307,31 @@ impl Session {
                 turn.iter().any(|m| turns::visible_text(m).to_lowercase().contains(&pat))
             })
     }
+}
+
+/// Merges each topic whose first turn is in `merged` into the topic before it (the earlier
+/// topic keeps its label), renumbering topics in order.
+fn merge_boundaries(topics: Vec<Topic>, of: Vec<usize>, index: &SessionIndex, merged: &HashSet<String>) -> (Vec<Topic>, Vec<usize>) {
+    if merged.is_empty() || topics.is_empty() {
+        return (topics, of);
+    }
+    let mut out: Vec<Topic> = Vec::with_capacity(topics.len());
+    let mut remap = vec![0usize; topics.len()];
+    for (k, t) in topics.into_iter().enumerate() {
+        let opener = index.turns.get(t.first_turn).map(|r| r.id.as_str()).unwrap_or("");
+        match out.last_mut() {
+            Some(prev) if merged.contains(opener) => {
+                prev.last_turn = t.last_turn;
+                remap[k] = prev.id;
+            }
+            _ => {
+                remap[k] = out.len();
+                out.push(Topic { id: out.len(), ..t });
+            }
+        }
+    }
+    let of = of.into_iter().map(|k| remap.get(k).copied().unwrap_or(k)).collect();
+    (out, of)
 }
 
 fn topic_config(c: &Config) -> TopicConfig {

@@ -15,6 +15,7 @@
 //! chat-template tokens (`<|…|>`, `[INST]`, `</…>`) are broken up, so no part of it can pass
 //! for another message. This module never calls a model and never decides *what* to fold.
 
+use crate::hostmeta::{self, is_month, WEEKDAYS};
 use crate::message::{self, Kind, PartKind};
 use crate::tokens;
 use serde::Serialize;
@@ -193,13 +194,8 @@ pub fn stub(label: &str, turn_ids: &[&str], tokens: usize) -> String {
     format!("{head}{what}; recover with context_engine_recover]")
 }
 
-/// The text a user typed, without what the host wraps around it: leading
-/// `[Mon 2026-11-30 05:02 UTC]`-style timestamps, `… (untrusted metadata):` /
-/// `… (untrusted, for context):` headers with their fenced JSON blocks, `[message_id: …]` lines
-/// and `System: [...]` event lines (with their JSON continuation). Trimmed.
-pub fn strip_host_metadata(text: &str) -> String {
-    split_host(text).0
-}
+/// The text a user typed, without what the host wraps around it (see [`hostmeta`]).
+pub use crate::hostmeta::strip_host_metadata;
 
 // ---------------------------------------------------------------------------------------------
 // Walking the turn
@@ -299,7 +295,7 @@ fn scan_user(msg: &Value, s: &mut Scan) {
         }
         _ => {}
     }
-    let (kept, host) = split_host(&text);
+    let (kept, host) = hostmeta::split_host(&text);
     // Host event lines are not the ask, but an exec failure they report is still an error.
     scan_errors(&host.join("\n"), false, &mut s.facts.errors);
     if kept.trim().is_empty() {
@@ -364,12 +360,12 @@ fn scan_assistant(msg: &Value, s: &mut Scan) {
         );
     }
 
-    let text = strip_directive_tags(&text);
+    let text = hostmeta::strip_directives(&text);
     if !text.trim().is_empty() {
         scan_text(&text, Source::Prose, &mut s.facts);
         scan_decisions(&text, false, &mut s.facts.decisions);
         scan_errors(&text, true, &mut s.facts.errors);
-        s.answer = text;
+        s.answer = text.into_owned();
     }
     if !thinking.is_empty() {
         scan_decisions(&thinking, true, &mut s.thinking_decisions);
@@ -485,196 +481,6 @@ fn scan_other(msg: &Value, s: &mut Scan) {
         }
         _ => {}
     }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Host metadata
-// ---------------------------------------------------------------------------------------------
-
-/// The user's own text and the host event lines removed from it.
-fn split_host(text: &str) -> (String, Vec<&str>) {
-    let lines: Vec<&str> = text
-        .split('\n')
-        .map(|l| l.strip_suffix('\r').unwrap_or(l))
-        .collect();
-    let n = lines.len();
-    // next_close[i]: the first line at or after i that closes a fence (keeps this linear).
-    let mut next_close = vec![usize::MAX; n + 1];
-    for i in (0..n).rev() {
-        next_close[i] = if lines[i].trim() == "```" {
-            i
-        } else {
-            next_close[i + 1]
-        };
-    }
-    let mut kept: Vec<&str> = Vec::new();
-    let mut host: Vec<&str> = Vec::new();
-    let mut i = 0;
-    while i < n {
-        let t = lines[i].trim();
-        if is_system_event(t) {
-            host.push(t);
-            let mut depth = brace_delta(t);
-            i += 1;
-            while i < n {
-                let next = lines[i].trim();
-                if depth > 0 || next.starts_with('{') || is_system_event(next) {
-                    host.push(next);
-                    depth = (depth + brace_delta(next)).max(0);
-                    i += 1;
-                } else {
-                    break;
-                }
-            }
-            continue;
-        }
-        if is_metadata_header(t) {
-            i += 1;
-            let mut j = i;
-            while j < n && lines[j].trim().is_empty() {
-                j += 1;
-            }
-            if j < n && lines[j].trim_start().starts_with("```") {
-                let close = next_close[j + 1];
-                i = if close == usize::MAX {
-                    skip_braces(&lines, j + 1)
-                } else {
-                    close + 1
-                };
-            } else if j < n && lines[j].trim_start().starts_with('{') {
-                i = skip_braces(&lines, j);
-            }
-            continue;
-        }
-        if t.starts_with("[message_id:") && t.ends_with(']') {
-            i += 1;
-            continue;
-        }
-        kept.push(strip_timestamp(lines[i]));
-        i += 1;
-    }
-    (kept.join("\n").trim().to_string(), host)
-}
-
-/// `System: [..] …` or `System (untrusted): [..] …`, as the host injects them.
-fn is_system_event(t: &str) -> bool {
-    let Some(rest) = t.strip_prefix("System") else {
-        return false;
-    };
-    let rest = rest.trim_start();
-    let rest = match rest.strip_prefix('(') {
-        Some(r) => match r.find(')') {
-            Some(k) if k < 40 => &r[k + 1..],
-            _ => return false,
-        },
-        None => rest,
-    };
-    rest.strip_prefix(':')
-        .is_some_and(|r| r.trim_start().starts_with('['))
-}
-
-fn is_metadata_header(t: &str) -> bool {
-    t.len() <= 100 && t.ends_with(':') && t.contains("(untrusted")
-}
-
-fn brace_delta(t: &str) -> i64 {
-    let mut d = 0i64;
-    for b in t.bytes() {
-        match b {
-            b'{' => d += 1,
-            b'}' => d -= 1,
-            _ => {}
-        }
-    }
-    d
-}
-
-/// Skips a `{ … }` block starting at `from` (if there is one); returns the next line.
-fn skip_braces(lines: &[&str], from: usize) -> usize {
-    let mut i = from;
-    if i >= lines.len() || !lines[i].trim_start().starts_with('{') {
-        return i;
-    }
-    let mut depth = 0i64;
-    while i < lines.len() {
-        depth += brace_delta(lines[i]);
-        i += 1;
-        if depth <= 0 {
-            break;
-        }
-    }
-    i
-}
-
-/// Drops a leading `[Mon 2026-11-30 05:02 UTC] ` (or a channel envelope with a date).
-fn strip_timestamp(line: &str) -> &str {
-    let t = line.trim_start();
-    if !t.starts_with('[') {
-        return line;
-    }
-    let Some(close) = t.as_bytes().iter().take(100).position(|&b| b == b']') else {
-        return line;
-    };
-    let inside = &t[1..close];
-    if looks_like_timestamp(inside) {
-        t[close + 1..].trim_start()
-    } else {
-        line
-    }
-}
-
-fn looks_like_timestamp(s: &str) -> bool {
-    if s.is_empty()
-        || !s
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || " :+-/,.".contains(c))
-    {
-        return false;
-    }
-    let b = s.as_bytes();
-    let iso = b.windows(10).any(|w| {
-        w[..4].iter().all(u8::is_ascii_digit)
-            && w[4] == b'-'
-            && w[5..7].iter().all(u8::is_ascii_digit)
-            && w[7] == b'-'
-            && w[8..10].iter().all(u8::is_ascii_digit)
-    });
-    let time = b.windows(5).any(|w| {
-        w[..2].iter().all(u8::is_ascii_digit)
-            && w[2] == b':'
-            && w[3..].iter().all(u8::is_ascii_digit)
-    });
-    let named = s
-        .split([' ', ','])
-        .any(|w| is_month(w) || WEEKDAYS.iter().any(|d| w.eq_ignore_ascii_case(d)));
-    iso || (time && named)
-}
-
-/// Removes `[[reply_to_current]]`-style delivery directives from assistant text.
-fn strip_directive_tags(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(k) = rest.find("[[") {
-        out.push_str(&rest[..k]);
-        let after = &rest[k + 2..];
-        let window = &after[..floor_boundary(after, 66)];
-        let tag = window.find("]]").filter(|&e| {
-            e > 0
-                && e <= 64
-                && after[..e]
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b"_:- ".contains(&b))
-        });
-        match tag {
-            Some(e) => rest = &after[e + 2..],
-            None => {
-                out.push_str("[[");
-                rest = after;
-            }
-        }
-    }
-    out.push_str(rest);
-    out
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1020,29 +826,6 @@ fn adjacent(text: &str, a: &Word, b: &Word) -> bool {
         }
         None => false,
     }
-}
-
-#[rustfmt::skip]
-const MONTHS: [&str; 12] = [
-    "january", "february", "march", "april", "may", "june", "july", "august", "september",
-    "october", "november", "december",
-];
-#[rustfmt::skip]
-const WEEKDAYS: [&str; 14] = [
-    "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "Mon", "Tue",
-    "Wed", "Thu", "Fri", "Sat", "Sun",
-];
-
-/// A capitalised month name or abbreviation (`May`, `Sept`, `DEC`).
-fn is_month(s: &str) -> bool {
-    if !s.starts_with(|c: char| c.is_ascii_uppercase()) || s.len() < 3 || s.len() > 9 {
-        return false;
-    }
-    let l = s.to_ascii_lowercase();
-    l == "sept"
-        || MONTHS
-            .iter()
-            .any(|m| *m == l || (l.len() == 3 && m.starts_with(l.as_str())))
 }
 
 /// `7`, `07`, `7th`, `21st` (1–31).
@@ -1933,7 +1716,7 @@ fn plain_text(s: &str) -> String {
         out.push_str(t.trim_start_matches('#').trim_start());
         out.push('\n');
     }
-    strip_directive_tags(&out.replace("**", ""))
+    hostmeta::strip_directives(&out.replace("**", "")).into_owned()
 }
 
 /// At most `max` characters, cut at a character (preferably word) boundary, with `…`.
@@ -2352,26 +2135,6 @@ mod tests {
         ));
         assert!(!is_error_line("use crate::error::Error;"));
         assert!(!is_error_line("exit code 0"));
-    }
-
-    #[test]
-    fn summary_strips_host_metadata() {
-        let raw = "System: [2026-03-19 02:53:55 UTC] Exec completed (crisp-cl, code 1) :: Error: boom\n\n\
-                   Conversation info (untrusted metadata):\n```json\n{\n  \"message_id\": \"4542\",\n  \"sender\": \"D W\"\n}\n```\n\n\
-                   Sender (untrusted metadata):\n```json\n{\"label\": \"D W (5003590611)\"}\n```\n\n\
-                   [message_id: om_x100]\n[Mon 2026-11-30 05:02 UTC] Yes Data Analyst check\nsecond line";
-        assert_eq!(
-            strip_host_metadata(raw),
-            "Yes Data Analyst check\nsecond line"
-        );
-        let (_, host) = split_host(raw);
-        assert_eq!(host.len(), 1);
-        assert_eq!(
-            strip_host_metadata("[1, 2] stays\n[x] stays"),
-            "[1, 2] stays\n[x] stays"
-        );
-        let gateway = "System: [2026-02-11 11:40:43 AST] GatewayRestart:\n{\n  \"kind\": \"config-apply\"\n}\n\nhello";
-        assert_eq!(strip_host_metadata(gateway), "hello");
     }
 
     #[test]

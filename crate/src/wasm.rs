@@ -145,6 +145,20 @@ impl Session {
         json(&self.0.folded())
     }
 
+    /// Deterministic sub-topic labels of every turn (`{turnId: "lex:<label>"}`).
+    #[wasm_bindgen(js_name = heuristicSubtopics)]
+    pub fn heuristic_subtopics(&mut self) -> Result<String, JsError> {
+        json(&self.0.heuristic_subtopics())
+    }
+
+    /// Replaces the boundaries judged "same topic" (`[turnId]` of the turns opening them).
+    #[wasm_bindgen(js_name = setMerged)]
+    pub fn set_merged(&mut self, ids: &str) -> Result<(), JsError> {
+        let v: Vec<String> = parse(ids)?;
+        self.0.set_merged(v);
+        Ok(())
+    }
+
     /// Id of the newest indexed transcript entry.
     pub fn tip(&self) -> Option<String> {
         self.0.index().tip.clone()

@@ -7,7 +7,8 @@
 //! custom and summary messages; answers that become empty once cleaned; and histories that
 //! end in the middle of a tool loop.
 //!
-//! For each input and config:
+//! For each input and config, with the history open (it may end in the live turn) or
+//! complete (the upcoming prompt is passed separately, as OpenClaw's `assemble` does):
 //! (a) the validity gate accepts the *ungated* cleaner's proposal (the cleaner must not rely on
 //!     the gate to hide its bugs);
 //! (b) cleaning is deterministic;
@@ -20,7 +21,7 @@ use contextfold::clean;
 use contextfold::config::CleanConfig;
 use contextfold::message::{self, Kind};
 use contextfold::steps::{self, Step};
-use contextfold::{clean_messages, gate};
+use contextfold::{clean_history, clean_messages, gate};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 use serde_json::{json, Value};
@@ -90,6 +91,8 @@ struct Turn {
     prompt: Prompt,
     answers: Vec<Answer>,
     custom_before: bool,
+    /// A second user message right after the prompt (OpenClaw's runtime-context carrier).
+    carrier: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -164,11 +167,13 @@ fn turn() -> impl Strategy<Value = Turn> {
         prompt(),
         prop::collection::vec(answer(), 0..=4),
         prop::bool::weighted(0.1),
+        prop::bool::weighted(0.1),
     )
-        .prop_map(|(prompt, answers, custom_before)| Turn {
+        .prop_map(|(prompt, answers, custom_before, carrier)| Turn {
             prompt,
             answers,
             custom_before,
+            carrier,
         })
 }
 
@@ -285,6 +290,10 @@ fn openclaw(s: &Session) -> Vec<Value> {
             m.push(json!({"role": "custom", "customType": "note", "content": "remember", "display": true, "timestamp": tick()}));
         }
         m.push(prompt_msg(t.prompt, n, tick()));
+        if t.carrier {
+            m.push(json!({"role": "user", "content": "[runtime context] cwd=/work", "timestamp": tick(),
+                          "runtimeContextCarrier": true}));
+        }
         for (k, a) in t.answers.iter().enumerate() {
             let mut parts = Vec::new();
             if matches!(a.thinking, Thinking::Plain | Thinking::Both) {
@@ -358,6 +367,9 @@ fn openai(s: &Session) -> Vec<Value> {
     for (n, t) in s.turns.iter().enumerate() {
         let mut pending: Vec<Value> = Vec::new();
         m.push(json!({"role": "user", "content": format!("question {n}")}));
+        if t.carrier {
+            m.push(json!({"role": "user", "content": "context: today is Monday"}));
+        }
         for (k, a) in t.answers.iter().enumerate() {
             let mut msg = json!({"role": "assistant"});
             let o = msg.as_object_mut().unwrap();
@@ -486,9 +498,18 @@ fn user_prompts(ms: &[Value]) -> usize {
     ms.iter().filter(|m| message::kind(m) == Kind::User).count()
 }
 
-fn check_all(input: &[Value], cfg: &CleanConfig) -> Result<(), TestCaseError> {
+/// The properties, for an open history (`complete` false: the last message may be the live
+/// turn) or a complete one (the upcoming prompt is passed separately, as in `assemble`).
+fn check_all(input: &[Value], cfg: &CleanConfig, complete: bool) -> Result<(), TestCaseError> {
+    let gated = |m: &[Value]| {
+        if complete {
+            clean_history(m, cfg, true)
+        } else {
+            clean_messages(m, cfg)
+        }
+    };
     // (a) the ungated proposal is valid.
-    let proposal = clean::clean(input, cfg);
+    let proposal = clean::clean_history(input, cfg, complete);
     let output = steps::apply(&proposal.steps, input);
     if let Err(refusal) = gate::check(input, &proposal.steps, proposal.frontier.loop_start) {
         return Err(TestCaseError::fail(format!(
@@ -499,8 +520,8 @@ fn check_all(input: &[Value], cfg: &CleanConfig) -> Result<(), TestCaseError> {
     }
 
     // (b) deterministic, and the gated entry point agrees with the proposal.
-    let first = clean_messages(input, cfg);
-    let second = clean_messages(input, cfg);
+    let first = gated(input);
+    let second = gated(input);
     prop_assert_eq!(
         serde_json::to_string(&first).unwrap(),
         serde_json::to_string(&second).unwrap()
@@ -510,7 +531,7 @@ fn check_all(input: &[Value], cfg: &CleanConfig) -> Result<(), TestCaseError> {
     prop_assert_eq!(first.stats.messages_after, output.len());
 
     // (c) idempotent.
-    let again = clean_messages(&output, cfg);
+    let again = gated(&output);
     prop_assert!(
         !again.stats.changed() && again.steps == steps::identity(output.len()),
         "second run changed {:?}\nconfig: {:?}\ninput:\n{}output:\n{}",
@@ -582,17 +603,24 @@ proptest! {
 
     #[test]
     fn openclaw_sessions(s in session(), cfg in config()) {
-        check_all(&openclaw(&s), &cfg)?;
+        check_all(&openclaw(&s), &cfg, false)?;
     }
 
     #[test]
     fn openai_sessions(s in session(), cfg in config()) {
-        check_all(&openai(&s), &cfg)?;
+        check_all(&openai(&s), &cfg, false)?;
     }
 
     #[test]
     fn anthropic_sessions(s in session(), cfg in config()) {
-        check_all(&anthropic(&s), &cfg)?;
+        check_all(&anthropic(&s), &cfg, false)?;
+    }
+
+    /// Histories whose upcoming prompt is passed separately, in any of the three shapes.
+    #[test]
+    fn complete_histories(s in session(), cfg in config(), shape in 0usize..3) {
+        let input = [openclaw, openai, anthropic][shape](&s);
+        check_all(&input, &cfg, true)?;
     }
 
     /// With every operation off, nothing changes.

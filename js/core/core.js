@@ -79,6 +79,8 @@ export function wrapGlue(glue) {
         setFolded: (ids) => call(() => s.setFolded(JSON.stringify(ids))),
         folded: () => j(() => s.foldedJson()),
         setPins: (p) => call(() => s.setPins(JSON.stringify(p))),
+        setMerged: (ids) => call(() => s.setMerged(JSON.stringify(ids))),
+        heuristicSubtopics: () => j(() => s.heuristicSubtopics()),
         free: () => s.free(),
       };
     },

@@ -99,8 +99,47 @@ export async function labelSubtopic(live, { llm, complete, heuristic, signal }) 
     const parsed = text ? parseSubtopic(text) : null;
     if (parsed) label = parsed.isNewSubtopic || !prev ? parsed.subtopic : prev;
   }
-  label ??= heuristic?.(last.id) ?? null;
+  label ??= (await heuristic?.(last.id)) ?? null;
   if (!label) return false;
   await live.putSubtopic(last.id, label);
+  return true;
+}
+
+/** Parses the boundary judge's answer: `{"sameTopic": bool}`. */
+export function parseSameTopic(text) {
+  const m = /\{[\s\S]*\}/.exec(text ?? "");
+  if (!m) return null;
+  try {
+    const v = JSON.parse(m[0]);
+    return typeof v.sameTopic === "boolean" ? v.sameTopic : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * LLM confirmation of the newest lexical topic boundary: one small call asks whether the turn
+ * that opened the newest topic really changed the subject; "same" removes the boundary.
+ * Each boundary is judged once; without an LLM the lexical boundaries stand.
+ */
+export async function confirmBoundary(live, { llm, complete, signal }) {
+  if (!complete || llm.exhausted) return false;
+  const { topics } = (await live.session()).topics();
+  if (topics.length < 2) return false;
+  const idx = (await live.session()).index();
+  const newest = topics[topics.length - 1];
+  const prev = topics[topics.length - 2];
+  const opener = idx.turns[newest.firstTurn];
+  const before = idx.turns[newest.firstTurn - 1];
+  if (!opener || !before || live.state.boundaries?.[opener.id]) return false;
+  const prompt =
+    `Earlier topic: ${JSON.stringify(prev.label)}. Last turn of it: user asked ${JSON.stringify(before.userPreview)}; ` +
+    `the answer began ${JSON.stringify(before.assistantPreview)}.\n` +
+    `Next turn: user asked ${JSON.stringify(opener.userPreview)}; the answer began ${JSON.stringify(opener.assistantPreview)}.\n` +
+    'Does the next turn continue the same topic? Answer only with JSON: {"sameTopic": true|false}';
+  const text = await llm.complete(complete, { messages: [{ role: "user", content: prompt }], maxTokens: 20, purpose: "contextfold.topic-boundary" }, { signal, accept: (t) => parseSameTopic(t) !== null });
+  const same = text ? parseSameTopic(text) : null;
+  if (same === null) return false;
+  await live.putBoundary(opener.id, same);
   return true;
 }

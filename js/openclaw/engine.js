@@ -14,7 +14,7 @@ import { SessionStore } from "./store.js";
 import { LiveSession, LiveSessions } from "./live.js";
 import { JsonlTranscript, SqliteTranscript } from "./transcript.js";
 import { LlmBudget, pickComplete } from "./llm.js";
-import { summarizeQueued, labelSubtopic, turnMessages } from "./background.js";
+import { summarizeQueued, labelSubtopic, confirmBoundary, turnMessages } from "./background.js";
 
 export const ENGINE_ID = "contextfold";
 
@@ -109,8 +109,11 @@ export function createEngine(deps) {
     const core = (await s.session()).core;
     const deadline = Date.now() + BACKGROUND_MS;
     const made = await summarizeQueued(s, { core, llm: s.llm, complete: js.autoSummarize ? complete : undefined, autoSummarize: js.autoSummarize, summaryModel: js.summaryModel, signal, deadline });
-    const labelled = await labelSubtopic(s, { llm: s.llm, complete: js.enableLlmConfirmation ? complete : undefined, signal, heuristic: () => null });
-    return { made, labelled };
+    const llmTopics = js.enableLlmConfirmation ? complete : undefined;
+    const heuristic = async (turnId) => (await s.session()).heuristicSubtopics()[turnId] ?? null;
+    const labelled = await labelSubtopic(s, { llm: s.llm, complete: llmTopics, signal, heuristic });
+    const judged = await confirmBoundary(s, { llm: s.llm, complete: llmTopics, signal });
+    return { made, labelled: labelled || judged };
   }
 
   return {

@@ -46,7 +46,7 @@ export class LiveSession {
     this.logger = logger;
     this.cursor = undefined;
     this.summaries = {};
-    this.state = { folded: [], pins: { turnIds: [], tools: [], patterns: [] }, subtopics: {} };
+    this.state = { folded: [], pins: { turnIds: [], tools: [], patterns: [] }, subtopics: {}, boundaries: {} };
     this.wasm = undefined;
     this.loaded = false;
     this.lastAssemble = null;
@@ -101,6 +101,7 @@ export class LiveSession {
     this.wasm.setFolded(this.state.folded ?? []);
     this.wasm.setPins(this.state.pins);
     this.wasm.setSubtopics(this.state.subtopics ?? {});
+    this.wasm.setMerged(this.mergedBoundaries());
   }
 
   /** Reads new transcript entries into the index (O(new entries)); rebuilds on a rewrite. */
@@ -203,6 +204,21 @@ export class LiveSession {
     const idx = (await this.session()).index();
     const refs = [...idx.preamble, ...idx.turns.flatMap((t) => t.entries)];
     return refs.map((x) => byId.get(x.id)).filter(Boolean);
+  }
+
+  /** Turn ids whose lexical topic boundary was judged "same topic". */
+  mergedBoundaries() {
+    return Object.entries(this.state.boundaries ?? {})
+      .filter(([, v]) => v === "same")
+      .map(([k]) => k);
+  }
+
+  /** Records the judgement of the topic boundary opened by `turnId`. */
+  async putBoundary(turnId, same) {
+    this.state.boundaries ??= {};
+    this.state.boundaries[turnId] = same ? "same" : "new";
+    (await this.session()).setMerged(this.mergedBoundaries());
+    await this.saveState();
   }
 
   async putSubtopic(turnId, label) {

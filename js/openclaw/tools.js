@@ -483,8 +483,11 @@ function defineTools() {
         if (!messages.length) return { text: "nothing to prune: no messages known for this session yet", details: { pruned: [] } };
         const w = await s.session();
         const index = w.index();
+        // what each turn costs in the next request as planned now (cleaned, pins and config applied)
+        const budget = s.lastAssemble?.budget;
+        const planned = await preview(s, messages, budget);
         const turnTokens = {};
-        for (const t of s.lastAssemble?.result?.turns ?? []) turnTokens[t.id] = t.tokensAfter;
+        for (const t of planned.turns ?? []) turnTokens[t.id] = t.tokensAfter;
         const r = core.prune({
           messages,
           strategy,
@@ -500,19 +503,19 @@ function defineTools() {
         if (!p.dryRun && r.turnIds.length) {
           w.setFolded([...new Set([...w.folded(), ...r.turnIds])]);
           await s.saveState();
-          after = (await preview(s, messages, s.lastAssemble?.budget)).estimatedTokens;
+          after = (await preview(s, messages, budget)).estimatedTokens;
         }
         const ids = r.turnIds;
         const lines = [
           `${p.dryRun ? "would prune" : "pruned"} ${ids.length} turn(s) by ${strategy}${ids.length ? `: ${ids.slice(0, 20).join(", ")}${ids.length > 20 ? ` … (+${ids.length - 20})` : ""}` : ""}`,
-          `estimate: ~${fmt(r.tokensBefore)} → ~${fmt(r.tokensAfter)} tokens with the turns removed${after !== null ? `; the next request as planned now: ~${fmt(after)} tokens (pruned turns become one-line stubs)` : ""}; target ${r.targetMet ? "met" : "not met"}`,
+          `estimate: ~${fmt(r.tokensBefore)} → ~${fmt(r.tokensAfter)} tokens with the turns removed${after !== null ? `; the next request as planned now: ~${fmt(planned.estimatedTokens)} → ~${fmt(after)} tokens (pruned turns become one-line stubs)` : ""}; target ${r.targetMet ? "met" : "not met"}`,
           `not pruned: ${r.skipped.protected} protected (recent or live), ${r.skipped.pinned} pinned, ${r.skipped.excluded} already folded${r.skipped.gate ? `, ${r.skipped.gate} refused by the validity gate` : ""}`,
           ids.length && !p.dryRun ? "recover any of them with context_engine_recover (turnId; unfold: true sends it in full again)" : null,
           note,
         ].filter(Boolean);
         return {
           text: lines.join("\n"),
-          details: { strategy, dryRun: Boolean(p.dryRun), source, turnIds: ids, pruned: r.pruned, tokensBefore: r.tokensBefore, tokensAfter: r.tokensAfter, nextRequestTokens: after, targetMet: r.targetMet, skipped: r.skipped },
+          details: { strategy, dryRun: Boolean(p.dryRun), source, turnIds: ids, pruned: r.pruned, tokensBefore: r.tokensBefore, tokensAfter: r.tokensAfter, plannedBefore: planned.estimatedTokens, nextRequestTokens: after, targetMet: r.targetMet, skipped: r.skipped },
         };
       },
     },

@@ -9,51 +9,29 @@
 // core's index; a reader reports `reset: true` when the transcript was rewritten (shrunk,
 // replaced, branch moved), and the caller rebuilds the index from all entries.
 import { promises as fs } from "node:fs";
+import { isUtf8 } from "node:buffer";
 import path from "node:path";
+import { scanJsonl, transcriptNodes, activeBranch, toEntry } from "../core/readers.js";
 
-const NL = 0x0a;
-
-/** Converts one parsed JSONL line into an index entry (null for the header / unknown lines). */
-export function toEntry(value, range) {
-  if (!value || typeof value !== "object" || typeof value.id !== "string") return null;
-  if (value.type === "session") return null;
-  const e = { id: value.id, parentId: value.parentId ?? null, type: value.type ?? "message" };
-  if (value.type === "message" && value.message && typeof value.message === "object") e.message = value.message;
-  if (value.type === "compaction" && typeof value.firstKeptEntryId === "string") e.firstKeptEntryId = value.firstKeptEntryId;
-  if (range) e.range = range;
-  return e;
-}
+export { toEntry };
 
 /**
- * Parses JSONL bytes starting at byte `base` of the file. Only complete lines (ending in a
- * newline) are consumed; `end` is the offset after the last consumed line. Lines that are not
- * JSON are skipped with a warning naming the line's byte offset.
+ * Parses JSONL bytes starting at byte `base` of the file, with the rules the CLI shares
+ * (js/core/readers.js), leniently: a line that is not JSON is skipped with a warning, and an
+ * unfinished last line is left for the next read. `end` is the offset after the last
+ * consumed line. With `branch`, the bytes are the whole file and the warnings also cover the
+ * active branch (repeated ids, cycles, entries out of order).
+ * @param {Buffer} buf
+ * @param {number} [base]
+ * @param {string} [name]
+ * @param {{firstLine?: number, branch?: boolean}} [o] `firstLine`: line number of the first line (undefined: unknown)
  */
-export function parseJsonlBuffer(buf, base = 0, name = "transcript") {
-  const entries = [];
-  const warnings = [];
-  let header;
-  let start = 0;
-  for (;;) {
-    const nl = buf.indexOf(NL, start);
-    if (nl < 0) break;
-    const line = buf.subarray(start, nl);
-    if (line.length > 0) {
-      let value;
-      try {
-        value = JSON.parse(line.toString("utf8"));
-      } catch (err) {
-        warnings.push(`${name}@${base + start}: invalid JSON line skipped (${err.message})`);
-      }
-      if (value?.type === "session") header = value;
-      const e = value === undefined ? null : toEntry(value, [base + start, base + nl + 1]);
-      if (e) entries.push(e);
-      else if (value !== undefined && value?.type !== "session") warnings.push(`${name}@${base + start}: entry without an id skipped`);
-    }
-    start = nl + 1;
-  }
-  if (start < buf.length) warnings.push(`${name}@${base + start}: incomplete last line left for later (${buf.length - start} bytes)`);
-  return { entries, warnings, header, end: base + start };
+export function parseJsonlBuffer(buf, base = 0, name = "transcript", { firstLine = base === 0 ? 1 : undefined, branch = false } = {}) {
+  const scan = scanJsonl(buf, { name, base, firstLine, strict: false, final: false, isUtf8 });
+  const header = scan.records.find((r) => r.value?.type === "session")?.value;
+  const entries = scan.records.map((r) => toEntry(r.value, [r.start, r.end])).filter(Boolean);
+  const more = branch ? activeBranch(scan.records, { name }).warnings : transcriptNodes(scan.records, { name }).warnings;
+  return { entries, warnings: [...scan.warnings, ...more], header, end: scan.end, nextLine: scan.nextLine };
 }
 
 /** A JSONL transcript read incrementally by byte offset. */
@@ -61,6 +39,8 @@ export class JsonlTranscript {
   constructor(file) {
     this.file = file;
     this.kind = "jsonl";
+    // Line number at a byte offset, so warnings of later reads name lines too.
+    this.mark = { offset: 0, line: 1 };
   }
 
   /**
@@ -80,22 +60,29 @@ export class JsonlTranscript {
       const len = stat.size - from;
       const buf = Buffer.alloc(len);
       if (len > 0) await fh.read(buf, 0, len, from);
-      const r = parseJsonlBuffer(buf, from, path.basename(this.file));
+      const firstLine = from === this.mark.offset ? this.mark.line : undefined;
+      const r = parseJsonlBuffer(buf, from, path.basename(this.file), { firstLine, branch: from === 0 });
+      if (r.nextLine !== undefined) this.mark = { offset: r.end, line: r.nextLine };
       return { entries: r.entries, cursor: r.end, reset, warnings: r.warnings };
     } finally {
       await fh.close();
     }
   }
 
-  /** The exact bytes of the given ranges, decoded per line. */
+  /** The lines of the given byte ranges, decoded (without their line ends). */
   async readRanges(ranges) {
+    return (await this.readRangeBytes(ranges)).map((b) => b.toString("utf8").replace(/\r?\n$/, ""));
+  }
+
+  /** The exact bytes of the given byte ranges (line ends included), as Buffers. */
+  async readRangeBytes(ranges) {
     const fh = await fs.open(this.file, "r");
     try {
       const out = [];
       for (const [a, b] of ranges) {
         const buf = Buffer.alloc(b - a);
-        await fh.read(buf, 0, b - a, a);
-        out.push(buf.toString("utf8").replace(/\n$/, ""));
+        const { bytesRead } = await fh.read(buf, 0, b - a, a);
+        out.push(bytesRead === buf.length ? buf : buf.subarray(0, bytesRead));
       }
       return out;
     } finally {
