@@ -31,8 +31,8 @@ export function resolveStateDir({ configured, api, env = process.env, bare = fal
   return bare ? base : path.join(base, "contextfold");
 }
 
-/** Writes `data` to `file` atomically (temp + fsync + rename). */
-export async function writeAtomic(file, data) {
+/** Writes `data` to a fresh temp file beside `file`, fsynced; returns its path. */
+async function writeTemp(file, data) {
   await fs.mkdir(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
   const fh = await fs.open(tmp, "w");
@@ -42,22 +42,25 @@ export async function writeAtomic(file, data) {
   } finally {
     await fh.close();
   }
-  await fs.rename(tmp, file);
+  return tmp;
+}
+
+/** Writes `data` to `file` atomically (temp + fsync + rename). */
+export async function writeAtomic(file, data) {
+  const tmp = await writeTemp(file, data);
+  try {
+    await fs.rename(tmp, file);
+  } catch (err) {
+    await fs.rm(tmp, { force: true });
+    throw err;
+  }
 }
 
 /**
  * Creates `file` with `data` only if it does not exist yet. Returns false when it existed.
  */
 export async function createOnce(file, data) {
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
-  const fh = await fs.open(tmp, "w");
-  try {
-    await fh.writeFile(data);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
+  const tmp = await writeTemp(file, data);
   try {
     await fs.link(tmp, file);
     return true;
