@@ -8,7 +8,7 @@
 // failure returns the host's messages unchanged with one warning line.
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { applySteps, formatLogLine, changed, roughTokens } from "../core/node.js";
+import { loadCore, applySteps, formatLogLine, changed, roughTokens } from "../core/node.js";
 import { splitConfig } from "../core/config.js";
 import { SessionStore } from "./store.js";
 import { LiveSession, LiveSessions } from "./live.js";
@@ -173,11 +173,18 @@ export function createEngine(deps) {
         });
         const work = (async () => {
           const s = await live(params);
+          // Inside a tool loop the host assembles again with our own output plus the loop's
+          // new messages (and no prompt): that is already decided, and the loop is live.
+          if (params.prompt === undefined && s.isOwnOutput(messages)) return { s, r: null };
           await syncQuietly(s);
           const r = await s.assemble({ messages, prompt: params.prompt, budget: params.tokenBudget });
           return { s, r };
         })();
         const { s, r } = await Promise.race([work, guard]);
+        if (!r) {
+          const core = await loadCore();
+          return { messages, estimatedTokens: core.estimateTokens(messages) };
+        }
         if (r.fallback) logger.warn(`[contextfold] session=${key} ${r.fallback}`);
         const st = r.stats.clean;
         if (changed(st) || r.stats.stubbed + r.stats.summarized + r.stats.truncated > 0) {
@@ -187,6 +194,7 @@ export function createEngine(deps) {
         }
         s.lastAssembleAt = Date.now();
         const out = { messages: applySteps(messages, r.steps), estimatedTokens: r.estimatedTokens };
+        s.lastOutput = out.messages;
         const memory = memoryPromptFor(params);
         if (memory) out.systemPromptAddition = memory;
         return out;
@@ -222,7 +230,10 @@ export function createEngine(deps) {
       try {
         const s = await live(params);
         await syncQuietly(s);
-        const msgs = s.lastMessages ?? (await s.transcriptMessages());
+        // The whole history from the transcript (not the last request's view, which may be
+        // folded already); the last request's messages only when there is no transcript.
+        const fromTranscript = await s.transcriptMessages().catch(() => []);
+        const msgs = fromTranscript.length > 0 ? fromTranscript : s.lastMessages;
         if (!msgs || msgs.length === 0) return { ok: true, compacted: false, reason: "contextfold: nothing to compact" };
         const budget = params.tokenBudget ?? coreConfig.maxTokens;
         const before = await s.assemble({ messages: msgs, budget });

@@ -180,6 +180,17 @@ export class LiveSession {
     return out;
   }
 
+  /**
+   * True when `messages` starts with the engine's own last output for this session: the
+   * host re-assembles inside a tool loop (engines that own compaction), passing back what we
+   * returned plus the live loop's new messages.
+   */
+  isOwnOutput(messages) {
+    const last = this.lastOutput;
+    if (!last || last.length === 0 || messages.length < last.length) return false;
+    return last.every((m, i) => messages[i] === m || sameMessage(m, messages[i]));
+  }
+
   /** Stores a summary once per turn: cached summaries never change once made. */
   async putSummary(turnId, text, source) {
     if (this.summaries[turnId]) return false;
@@ -226,6 +237,10 @@ export class LiveSession {
     (await this.session()).setSubtopics({ [turnId]: label });
     await this.saveState();
   }
+}
+
+function sameMessage(a, b) {
+  return a?.role === b?.role && a?.timestamp === b?.timestamp && JSON.stringify(a?.content) === JSON.stringify(b?.content);
 }
 
 /** Process-wide registry of live sessions. */

@@ -203,8 +203,13 @@ async function currentMessages(s) {
 async function preview(s, messages, budget) {
   const w = await s.session();
   const before = w.folded();
+  // a history that ends with a finished answer is planned as the host sends it: complete,
+  // with the next prompt to come (an empty prompt says so); else its last turn is live
+  const last = messages[messages.length - 1];
+  const calls = Array.isArray(last?.content) && last.content.some((p) => p?.type === "toolCall" || p?.type === "tool_use");
+  const finished = last?.role === "assistant" && !calls && !last.tool_calls?.length;
   try {
-    return w.assemble({ messages, prompt: null, budget: budget ?? null });
+    return w.assemble({ messages, prompt: finished ? "" : null, budget: budget ?? null });
   } finally {
     w.setFolded(before);
   }
@@ -914,14 +919,14 @@ function defineTools() {
         const note = await syncNote(s);
         const w = await s.session();
         const index = w.index();
-        const { topicOfTurn } = w.topics();
         const labels = s.state.subtopics ?? (s.state.subtopics = {});
         const want = index.turns.map((t, i) => ({ t, i })).filter(({ t }) => p.relabel || !labels[t.id]);
         const chosen = want.slice(-(p.maxTurns ?? 20));
         const { js } = splitConfig({ ...(deps.config ?? {}), ...(s.state.config ?? {}) });
         const useLlm = p.useLlm ?? js.enableLlmConfirmation;
         const complete = useLlm ? pickComplete(undefined, deps.api) : undefined;
-        const heuristic = heuristicSubtopics(index.turns, topicOfTurn);
+        // the core's deterministic labels: each topic split where the vocabulary shifts
+        const heuristic = w.heuristicSubtopics();
         const made = {};
         let byLlm = 0;
         const deadline = Date.now() + TOOL_DEADLINE_MS;
@@ -942,7 +947,7 @@ function defineTools() {
               byLlm++;
             }
           }
-          label ??= heuristic[i];
+          label ??= heuristic[t.id] ?? null;
           if (label) made[t.id] = label;
         }
         const ids = Object.keys(made);
@@ -1037,50 +1042,6 @@ function defineTools() {
       },
     },
   ];
-}
-
-// ------------------------------------------------------------------------------------------
-// the heuristic sub-topic splitter (no LLM)
-
-const STOP = new Set(
-  "this that with from have what which when where will would could should there their about into your just also than then them they were been being does done here more most some such only over very like want need make made please thanks thank okay answer tool turn".split(" "),
-);
-
-function termsOf(text) {
-  const out = [];
-  for (const w of String(text ?? "").toLowerCase().match(/[\p{L}\p{N}_]{4,}/gu) ?? []) if (!STOP.has(w) && !/^\d+$/.test(w)) out.push(w);
-  return out;
-}
-
-/**
- * Splits each topic where the vocabulary of a turn shares little with the two turns before
- * it, and labels each piece with its two most frequent terms. Returns a label per turn.
- */
-export function heuristicSubtopics(turns, topicOfTurn) {
-  const sets = turns.map((t) => new Set([...termsOf(t.topicUser), ...termsOf(t.topicAssistant), ...t.tools.map((x) => `tool:${x}`)]));
-  const segs = [];
-  for (let i = 0; i < turns.length; i++) {
-    const topic = topicOfTurn[i] ?? -1;
-    const cur = segs[segs.length - 1];
-    let same = false;
-    if (cur && cur.topic === topic) {
-      const recent = new Set([...(sets[i - 1] ?? []), ...(sets[i - 2] && cur.turns.includes(i - 2) ? sets[i - 2] : [])]);
-      const inter = [...sets[i]].filter((x) => recent.has(x)).length;
-      const union = new Set([...sets[i], ...recent]).size;
-      same = union === 0 || inter / union >= 0.1;
-    }
-    if (same) cur.turns.push(i);
-    else segs.push({ topic, turns: [i] });
-  }
-  const labels = new Array(turns.length).fill(null);
-  for (const seg of segs) {
-    const freq = new Map();
-    for (const i of seg.turns) for (const x of sets[i]) if (!x.startsWith("tool:")) freq.set(x, (freq.get(x) ?? 0) + 1);
-    const top = [...freq.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, 2).map(([k]) => k);
-    const label = top.length ? top.join(" / ") : `turns ${seg.turns[0] + 1}-${seg.turns[seg.turns.length - 1] + 1}`;
-    for (const i of seg.turns) labels[i] = label;
-  }
-  return labels;
 }
 
 // ------------------------------------------------------------------------------------------

@@ -74,12 +74,12 @@ function killTree(child, signal = "SIGKILL") {
 }
 
 /**
- * Start fake-model.mjs on a free 127.0.0.1 port.
+ * Start fake-model.mjs on a free 127.0.0.1 port (`args`: extra options, e.g. ["--long-answers"]).
  * @returns {Promise<{port:number, logFile:string, requests:()=>object[], completions:()=>object[], stop:()=>Promise<void>}>}
  */
-export async function startFakeModel({ logFile, node = process.execPath, timeoutMs = 10_000 }) {
+export async function startFakeModel({ logFile, node = process.execPath, timeoutMs = 10_000, args = [] }) {
   fs.writeFileSync(logFile, "");
-  const child = spawn(node, [FAKE_MODEL, "--port", "0", "--log", logFile], {
+  const child = spawn(node, [FAKE_MODEL, "--port", "0", "--log", logFile, ...args], {
     stdio: ["ignore", "pipe", "pipe"],
     detached: true,
   });

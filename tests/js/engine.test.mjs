@@ -116,3 +116,25 @@ test("commitTurn is idempotent, also after a restart", { skip: !hasHost && "open
   assert.equal(dirs.length, 1);
   assert.equal(readdirSync(path.join(stateDir, "sessions", dirs[0], "commits")).length, 2);
 });
+
+test("inside a tool loop the host re-assembles our own output: passed through, not planned again", { skip: !hasHost && "openclaw not installed" }, async () => {
+  const entry = await loadEntry();
+  const { api, engines, logs } = fakeApi({ stateDir: mkdtempSync(path.join(os.tmpdir(), "cf-")) });
+  entry.register(api);
+  const engine = await engines.get("contextfold")({});
+  const first = await engine.assemble({ sessionKey: "agent:main:loop", messages: conversation(), tokenBudget: 10000, prompt: "next" });
+  assert.equal(logs.info.length, 1);
+  const loop = [
+    ...first.messages,
+    { role: "user", content: "next", timestamp: 7 },
+    { role: "assistant", content: [{ type: "thinking", thinking: "look", thinkingSignature: "s" }, { type: "toolCall", id: "c9", name: "read", arguments: {} }], timestamp: 8 },
+    { role: "toolResult", toolCallId: "c9", toolName: "read", content: [{ type: "text", text: "data" }], isError: false, timestamp: 9 },
+  ];
+  const again = await engine.assemble({ sessionKey: "agent:main:loop", messages: loop, tokenBudget: 19000 });
+  assert.equal(again.messages, loop, "the host's array, unchanged");
+  assert.ok(again.estimatedTokens > 0);
+  assert.equal(logs.info.length, 1, "no second plan, no second log line");
+  // a new turn (with its prompt) is planned again
+  await engine.assemble({ sessionKey: "agent:main:loop", messages: [...conversation(), ...loop.slice(-3)], tokenBudget: 10000, prompt: "more" });
+  assert.equal(logs.info.length, 2);
+});
