@@ -216,14 +216,19 @@ async function main(argv) {
   return 0;
 }
 
+// exitCode, not exit(): stdout to a pipe is written asynchronously, and exiting at once would
+// cut a large output short.
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  (code) => {
+    process.exitCode = code;
+  },
   (err) => {
     if (err instanceof UsageError) {
       process.stderr.write(`contextfold: ${err.message}\n${USAGE}\n`);
-      process.exit(2);
+      process.exitCode = 2;
+      return;
     }
     process.stderr.write(`contextfold: ${err instanceof InputError ? err.message : (err.stack ?? err)}\n`);
-    process.exit(1);
+    process.exitCode = 1;
   },
 );

@@ -94,6 +94,9 @@ pub struct Context {
     pub pinned: HashSet<String>,
     /// The upcoming prompt is passed separately: every message is part of a finished turn.
     pub history_complete: bool,
+    /// Per turn: lexical similarity to the upcoming prompt (empty without a prompt). Under
+    /// budget pressure the least related turns fold first.
+    pub relevance: Vec<f64>,
 }
 
 /// The planner's result.
@@ -257,24 +260,28 @@ pub fn assemble(messages: &[Value], budget: usize, cfg: &Config, ctx: &Context) 
         let mut by_size: Vec<usize> = (0..n)
             .filter(|&t| !plans[t].protected && plans[t].render != Render::Stub && !ctx.summaries.contains_key(&id(t)))
             .collect();
-        by_size.sort_by_key(|&t| (std::cmp::Reverse(plans[t].tokens), t));
+        turns::sort_by(&mut by_size, |&a, &b| plans[a].tokens > plans[b].tokens);
         summarize = by_size.into_iter().take(cfg.max_compactions_per_cycle).map(id).collect();
     }
     // Fold oldest first (turns the prompt refers to last) until the request fits; the
     // estimate of stub runs is close but not exact, so check the rendered result and fold
     // further with a tighter target if needed.
     let mut order: Vec<usize> = (0..n).filter(|&t| !plans[t].protected).collect();
-    order.sort_by_key(|&t| {
+    let rank = |t: usize| {
         let relevant = ctx.topic_of.get(t).is_some_and(|k| ctx.relevant_topics.contains(k));
-        (relevant, !plans[t].other_topic, t)
-    });
+        let related = (ctx.relevance.get(t).copied().unwrap_or(0.0) * 1000.0) as u32;
+        (relevant, !plans[t].other_topic, related)
+    };
+    turns::sort_by(&mut order, |&a, &b| rank(a) < rank(b));
     let mut target = budget;
     let mut rendered;
     let mut drop_system = false;
     loop {
+        // A running total: summing all turns per folded turn is quadratic in the turns.
+        let mut sum = total(&plans);
         for pass in [Render::Summary, Render::Stub] {
             for &t in &order {
-                if total(&plans) <= target {
+                if sum <= target {
                     break;
                 }
                 let can = match pass {
@@ -290,16 +297,20 @@ pub fn assemble(messages: &[Value], budget: usize, cfg: &Config, ctx: &Context) 
                 } else {
                     "over budget: folded to a stub".into()
                 };
+                let next_stub = t + 1 < n && plans[t + 1].render == Render::Stub;
+                let before = plans[t].tokens + if next_stub { plans[t + 1].tokens } else { 0 };
                 plans[t].tokens = cost(messages, &plans, t, ctx.summaries.get(&id(t)), &label, &id(t));
-                if t + 1 < n && plans[t + 1].render == Render::Stub {
+                if next_stub {
                     plans[t + 1].tokens = cost(messages, &plans, t + 1, ctx.summaries.get(&id(t + 1)), &label, &id(t + 1));
                 }
+                sum = sum - before + plans[t].tokens + if next_stub { plans[t + 1].tokens } else { 0 };
                 folded.push(id(t));
             }
         }
-        let collapse = total(&plans) > target;
+        debug_assert_eq!(sum, total(&plans));
+        let collapse = sum > target;
         drop_system = drop_system || (collapse && !cfg.preserve_system_messages);
-        rendered = render(messages, &plans, &pre_steps, collapse, drop_system, ctx, &label, &id);
+        rendered = render(messages, &plans, &pre_steps, drop_system, ctx, &label, &id);
         let all_folded = order.iter().all(|&t| plans[t].render == Render::Stub);
         if rendered.estimated <= budget || all_folded || target == 0 {
             break;
@@ -311,7 +322,7 @@ pub fn assemble(messages: &[Value], budget: usize, cfg: &Config, ctx: &Context) 
             folded.push(id(t));
         }
     }
-    folded.sort();
+    turns::sort_by(&mut folded, |a, b| a < b);
     folded.dedup();
     let Rendered { steps, explains, mut stats, estimated } = rendered;
     stats.budget = budget;
@@ -348,14 +359,13 @@ struct Rendered {
     estimated: usize,
 }
 
-/// Builds the steps from the turn plans. `collapse`: merge all adjacent stubs into one run
-/// whatever their topic; `drop_system`: leave out system messages of the preamble.
+/// Builds the steps from the turn plans: adjacent stubbed turns share one stub (naming up to
+/// three topics); `drop_system` leaves out system messages of the preamble.
 #[allow(clippy::too_many_arguments)]
 fn render(
     messages: &[Value],
     plans: &[TurnPlan],
     pre_steps: &[Step],
-    collapse: bool,
     drop_system: bool,
     ctx: &Context,
     label: &dyn Fn(usize) -> String,
@@ -373,7 +383,7 @@ fn render(
     while t < n {
         if plans[t].render == Render::Stub {
             let mut end = t + 1;
-            while end < n && plans[end].render == Render::Stub && (collapse || label(end) == label(t)) {
+            while end < n && plans[end].render == Render::Stub {
                 end += 1;
             }
             let ids: Vec<String> = (t..end).map(id).collect();
@@ -481,7 +491,7 @@ fn cost(
         Render::Cleaned => return p.steps.iter().map(|s| tokens::message(s.resolve(messages))).sum(),
         Render::Summary => summary_steps(messages, p, summary.map(String::as_str).unwrap_or("")),
         Render::Stub => {
-            if t > 0 && plans[t - 1].render == Render::Stub && label(t - 1) == label(t) {
+            if t > 0 && plans[t - 1].render == Render::Stub {
                 return STUB_CONTINUATION_TOKENS;
             }
             stub_run(messages, std::slice::from_ref(p), &label(t), &[id.to_string()], p.tokens_before).0

@@ -134,7 +134,7 @@ impl Default for Config {
             tool_result_truncate_chars: 40_000,
             max_compactions_per_cycle: 3,
             prompt_relevance_threshold: 0.2,
-            fold_other_topics: true,
+            fold_other_topics: false,
         }
     }
 }

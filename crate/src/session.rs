@@ -283,6 +283,18 @@ impl Session {
                 }
             }
         }
+        // How much each turn has to do with the upcoming prompt: under budget pressure the
+        // least related turns fold first.
+        if let Some(p) = prompt.filter(|p| !p.trim().is_empty()) {
+            ctx.relevance = ctx
+                .turn_ids
+                .iter()
+                .map(|id| match pos_by_id.get(id.as_str()) {
+                    Some(&pos) if pos < self.segmenter.len() => self.segmenter.similarity_to_turns(p, pos..=pos),
+                    _ => 0.0,
+                })
+                .collect();
+        }
         ctx.history_complete = prompt.is_some();
         ctx.summaries = self.summaries.clone();
         ctx.folded = self.folded.clone();

@@ -9,9 +9,9 @@ export { applySteps, formatLogLine, changed, roughTokens } from "./core.js";
 // to pkg-template/wasm/.
 const WASM_DIRS = [new URL("../../wasm/", import.meta.url), new URL("../../pkg-template/wasm/", import.meta.url)];
 
-let compiled;
-let current;
-let instances = 0;
+// Shared by every copy of this module in the process (a host may load a plugin module more
+// than once): one compiled module, one healthy instance.
+const shared = (globalThis[Symbol.for("contextfold.core")] ??= { compiled: undefined, current: undefined, instances: 0 });
 
 function wasmDir() {
   const dir = WASM_DIRS.find((d) => existsSync(new URL("contextfold_bg.wasm", d)));
@@ -21,14 +21,14 @@ function wasmDir() {
 
 /** Returns a healthy core instance, creating one if needed. */
 export async function loadCore() {
-  if (current && !current.poisoned) return current;
+  if (shared.current && !shared.current.poisoned) return shared.current;
   const dir = wasmDir();
-  compiled ??= new WebAssembly.Module(readFileSync(new URL("contextfold_bg.wasm", dir)));
+  shared.compiled ??= new WebAssembly.Module(readFileSync(new URL("contextfold_bg.wasm", dir)));
   // A new module URL gives a new glue module, hence a fresh wasm instance and memory.
   const url = new URL("contextfold.js", dir);
-  if (instances++ > 0) url.search = `instance=${instances}`;
+  if (shared.instances++ > 0) url.search = `instance=${shared.instances}`;
   const glue = await import(url.href);
-  glue.initSync({ module: compiled });
-  current = wrapGlue(glue);
-  return current;
+  glue.initSync({ module: shared.compiled });
+  shared.current = wrapGlue(glue);
+  return shared.current;
 }

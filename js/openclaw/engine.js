@@ -13,17 +13,23 @@ import { splitConfig } from "../core/config.js";
 import { SessionStore } from "./store.js";
 import { LiveSession, LiveSessions } from "./live.js";
 import { JsonlTranscript, SqliteTranscript } from "./transcript.js";
-import { LlmBudget, pickComplete } from "./llm.js";
+import { LlmBudget, LLM_DEFAULTS, pickComplete } from "./llm.js";
 import { summarizeQueued, labelSubtopic, confirmBoundary, turnMessages } from "./background.js";
 
 export const ENGINE_ID = "contextfold";
+
+/** The core's default budget (config.rs), for a config that does not set maxTokens. */
+const CONFIG_DEFAULT_MAX_TOKENS = 128_000;
 
 /** Wall-clock guard of one assemble (the host's turn must never wait on us for long). */
 export const ASSEMBLE_TIMEOUT_MS = 5_000;
 /** Deadline of one background pass (maintain). */
 const BACKGROUND_MS = 60_000;
 
-const registry = new LiveSessions();
+// One registry per process, not per module instance: the host loads the plugin module more
+// than once (one instance per plugin registry: engine, tools, commands), and the agent tools
+// must steer the very LiveSession the engine plans with.
+const registry = (globalThis[Symbol.for("contextfold.liveSessions")] ??= new LiveSessions());
 
 export function sessionKeyOf(p) {
   return p?.sessionKey ?? p?.sessionTarget?.sessionKey ?? p?.sessionId ?? "unknown";
@@ -43,12 +49,24 @@ export function agentIdOf(params) {
  * agent tools, so both see and steer the same state.
  */
 export async function openLive(params, { config, stateDir, hostStateDir, transcriptSdk, logger }) {
-  const { core: coreConfig, js } = splitConfig(config);
+  const base = splitConfig(config);
   const key = sessionKeyOf(params);
-  const s = registry.get(key, () => new LiveSession({ stateDir, sessionKey: key, config: coreConfig, logger }));
-  s.setConfig(coreConfig);
-  s.llm ??= new LlmBudget(js);
+  const s = registry.get(key, () => new LiveSession({ stateDir, sessionKey: key, config: base.core, logger }));
   s.transcript ??= await transcriptFor(params, { hostStateDir, transcriptSdk });
+  // The session's runtime overrides (context_config, state.json `config`) go over the plugin
+  // config; loading the session reads them.
+  await s.session();
+  let { core: coreConfig, js } = splitConfig({ ...(config ?? {}), ...(s.state.config ?? {}) });
+  try {
+    s.setConfig(coreConfig);
+  } catch (err) {
+    s.warn(`session config overrides ignored: ${oneLine(err)}`);
+    ({ core: coreConfig, js } = base);
+    s.setConfig(coreConfig);
+  }
+  s.js = js;
+  s.llm ??= new LlmBudget(js);
+  for (const k of Object.keys(LLM_DEFAULTS)) if (js[k] !== undefined) s.llm.limits[k] = js[k];
   return s;
 }
 
@@ -82,7 +100,7 @@ function oneLine(err) {
  */
 export function createEngine(deps) {
   const { logger, config, stateDir, hostStateDir, transcriptSdk, api, version = "0.1.0" } = deps;
-  const { core: coreConfig, js } = splitConfig(config);
+  const { js: baseJs } = splitConfig(config);
 
   const live = (params) => openLive(params, deps);
 
@@ -105,6 +123,7 @@ export function createEngine(deps) {
   }
 
   async function background(s, params, signal) {
+    const js = s.js ?? baseJs;
     const complete = js.autoSummarize || js.enableLlmConfirmation ? pickComplete(params?.runtimeContext, api) : undefined;
     const core = (await s.session()).core;
     const deadline = Date.now() + BACKGROUND_MS;
@@ -235,7 +254,8 @@ export function createEngine(deps) {
         const fromTranscript = await s.transcriptMessages().catch(() => []);
         const msgs = fromTranscript.length > 0 ? fromTranscript : s.lastMessages;
         if (!msgs || msgs.length === 0) return { ok: true, compacted: false, reason: "contextfold: nothing to compact" };
-        const budget = params.tokenBudget ?? coreConfig.maxTokens;
+        const js = s.js ?? baseJs;
+        const budget = params.tokenBudget ?? s.config.maxTokens ?? CONFIG_DEFAULT_MAX_TOKENS;
         const before = await s.assemble({ messages: msgs, budget });
         const candidates = before.turns.filter((t) => !t.protected && t.decision !== "summarized").map((t) => t.id);
         const complete = js.autoSummarize ? pickComplete(params?.runtimeContext, api) : undefined;

@@ -150,6 +150,14 @@ export class LiveSession {
   async assemble({ messages, prompt, budget }) {
     const s = await this.session();
     const r = s.assemble({ messages, prompt: prompt ?? null, budget: budget ?? null });
+    // How much of the previous request's plan this one repeats from its start (the part a
+    // provider's prompt cache can reuse).
+    const prev = this.lastAssemble?.result?.steps;
+    if (prev) {
+      let k = 0;
+      while (k < prev.length && k < r.steps.length && JSON.stringify(prev[k]) === JSON.stringify(r.steps[k])) k++;
+      this.prefixStability = { stableMessages: k, previousMessages: prev.length };
+    }
     this.lastAssemble = { at: new Date().toISOString(), result: r, budget };
     this.lastMessages = messages;
     this.pendingSummaries = r.summarize ?? [];

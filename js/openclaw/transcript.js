@@ -60,7 +60,7 @@ export class JsonlTranscript {
       const len = stat.size - from;
       const buf = Buffer.alloc(len);
       if (len > 0) await fh.read(buf, 0, len, from);
-      const firstLine = from === this.mark.offset ? this.mark.line : undefined;
+      const firstLine = from === 0 ? 1 : from === this.mark.offset ? this.mark.line : undefined;
       const r = parseJsonlBuffer(buf, from, path.basename(this.file), { firstLine, branch: from === 0 });
       if (r.nextLine !== undefined) this.mark = { offset: r.end, line: r.nextLine };
       return { entries: r.entries, cursor: r.end, reset, warnings: r.warnings };

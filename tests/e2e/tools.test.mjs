@@ -17,15 +17,17 @@
 //         context_engine_status → "ACTIVE", with the request the engine planned this turn
 // The other tools are covered at the plugin level (tests/js/tools.test.mjs).
 //
-// Run: node --test tests/e2e/tools.test.mjs   (about 4 minutes: six CLI turns, four with a
-// tool loop). Env: CONTEXTFOLD_PLUGIN_DIR, CONTEXTFOLD_E2E_KEEP=1 (as e2e.test.mjs).
+// Also: `plugins inspect --runtime` lists all 16 tools and the /contextfold command.
+//
+// Run: node --test tests/e2e/tools.test.mjs   (about 4 minutes: one inspect and six CLI turns,
+// three with a tool loop). Env: CONTEXTFOLD_PLUGIN_DIR, CONTEXTFOLD_E2E_KEEP=1 (as e2e.test.mjs).
 import { describe, test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { PLUGIN_DIR, agentTurn, createHost, hostUnavailableReason, pluginProblem, readHostLog, removeDir, snapshotPlugin } from "./run-host.mjs";
+import { PLUGIN_DIR, agentTurn, createHost, hostUnavailableReason, parseJsonOutput, pluginProblem, readHostLog, removeDir, runCli, snapshotPlugin } from "./run-host.mjs";
 import { startToolModel, textOf, stubIdAfter } from "./tool-model.mjs";
 
 const PLUGIN_ID = "contextfold";
@@ -76,6 +78,7 @@ describe("contextfold agent tools in the real openclaw host", { skip: skipReason
   let host;
   let model;
   let stateDir;
+  let inspect;
   const marker = `MARK${crypto.randomBytes(4).toString("hex")}`;
   const turns = [];
 
@@ -96,6 +99,12 @@ describe("contextfold agent tools in the real openclaw host", { skip: skipReason
       // conversation has moved on to rust; no background LLM work
       pluginConfig: { stateDir, preserveRecentMessages: 1, minTurnsPerTopic: 1, autoSummarize: false, enableLlmConfirmation: false },
     });
+    const run = await runCli(host, ["plugins", "inspect", PLUGIN_ID, "--runtime", "--json"], { timeoutMs: 120_000 });
+    try {
+      inspect = { ...run, json: parseJsonOutput(run.stdout) };
+    } catch {
+      inspect = { ...run, json: null };
+    }
     for (const [i, text] of prompts(marker).entries()) {
       const before = model.requests().length;
       const logBefore = readHostLog(host).length;
@@ -110,6 +119,17 @@ describe("contextfold agent tools in the real openclaw host", { skip: skipReason
     await model?.stop();
     if (KEEP) console.log(`kept: ${root}`);
     else if (root) removeDir(root);
+  });
+
+  test("the host registers every tool of the manifest and the /contextfold command", () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(PLUGIN_DIR, "openclaw.plugin.json"), "utf8"));
+    const p = inspect.json?.plugin;
+    assert.ok(p, `plugins inspect printed no plugin (exit ${inspect.code}):\n${inspect.stderr.slice(-2000)}`);
+    assert.equal(p.status, "loaded");
+    assert.deepEqual([...p.toolNames].sort(), [...manifest.contracts.tools].sort());
+    assert.deepEqual(p.commands, ["contextfold"]);
+    const errors = (p.diagnostics ?? []).filter((d) => d.level === "error");
+    assert.deepEqual(errors, []);
   });
 
   const answerOf = (t) => t.run.json?.payloads?.map((p) => p.text).join("\n") ?? "";

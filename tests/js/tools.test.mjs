@@ -69,7 +69,7 @@ async function setup({ spec = STANDARD, pluginConfig = {}, messages, transcript 
     id: "contextfold",
     name: "contextfold",
     registrationMode: "full",
-    pluginConfig: { stateDir, preserveRecentMessages: 1, ...pluginConfig },
+    pluginConfig: { stateDir, preserveRecentMessages: 1, foldOtherTopics: true, ...pluginConfig },
     config: { plugins: { slots: { contextEngine: "contextfold" } } },
     runtime,
     logger: { info: (m) => logs.info.push(m), warn: (m) => logs.warn.push(m), error: (m) => logs.warn.push(m) },
@@ -150,7 +150,7 @@ test("context_pin: a pinned turn is never stubbed in the next assemble; unpin re
   await assert.rejects(t.run("context_pin", { turnId: w1, unpin: true }), /is not pinned/);
 });
 
-test("context_pin: a pinned turn is also left uncleaned (thinking and tool output kept)", { skip, todo: "needs the core to keep pinned turns uncleaned (assemble.rs change request)" }, async () => {
+test("context_pin: a pinned turn is also left uncleaned (thinking and tool output kept)", { skip }, async () => {
   const t = await setup({ spec: [["C1", CODE], ["C2", CODE], ["C3", CODE]] });
   let r = await t.assemble();
   assert.ok(!sent(r).includes("RESULT-C1") && !sent(r).includes("thinking about C1"), "cleaned without a pin");
