@@ -17,7 +17,8 @@
 
 use crate::hostmeta::{self, is_month, WEEKDAYS};
 use crate::message::{self, Kind, PartKind};
-use crate::tokens;
+use crate::tokens::{self, is_cjk};
+use crate::turns;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -127,7 +128,7 @@ pub fn extractive(input: &SummaryInput) -> String {
     };
     // The most telling error lines first (a panic or `error:` over a `... FAILED` tally).
     let mut errors = f.errors.clone();
-    errors.sort_by_key(|e| std::cmp::Reverse(error_weight(e)));
+    turns::sort_by(&mut errors, |a, b| error_weight(a) > error_weight(b));
     let did: Vec<String> = s
         .tool_counts
         .iter()
@@ -516,13 +517,6 @@ struct Word<'a> {
 
 fn offset(text: &str, sub: &str) -> usize {
     (sub.as_ptr() as usize).saturating_sub(text.as_ptr() as usize)
-}
-
-fn is_cjk(c: char) -> bool {
-    matches!(c as u32,
-        0x2E80..=0x2FDF | 0x3000..=0x303F | 0x3040..=0x30FF | 0x3100..=0x31BF | 0x31F0..=0x31FF
-        | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF | 0xFF00..=0xFFEF
-        | 0x20000..=0x2FA1F)
 }
 
 fn is_delim(c: char) -> bool {
@@ -1988,7 +1982,7 @@ fn fit(lines: &mut [Line], max: usize) {
         return;
     }
     let mut order: Vec<usize> = (0..lines.len()).filter(|&k| lines[k].rank < 100).collect();
-    order.sort_by_key(|&k| lines[k].rank);
+    turns::sort_by(&mut order, |&a, &b| lines[a].rank < lines[b].rank);
     for k in order {
         while !fits(lines) {
             match &mut lines[k].body {

@@ -85,7 +85,8 @@ impl CharClasses {
     }
 }
 
-fn is_cjk(ch: char) -> bool {
+/// CJK ideographs and punctuation, kana, bopomofo, hangul syllables and full-width forms.
+pub(crate) fn is_cjk(ch: char) -> bool {
     matches!(ch as u32,
         0x2E80..=0x2FDF      // radicals
         | 0x3000..=0x303F    // CJK punctuation

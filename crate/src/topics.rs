@@ -48,9 +48,11 @@
 //! segmenting them takes about 0.4 s of CPU in release mode (tests/topics.rs has the timing).
 
 use serde::Serialize;
-use std::collections::{BTreeSet, HashMap};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::RangeInclusive;
+use crate::turns::sort_by;
 
 /// The text a person wrote, without host metadata (see [`crate::hostmeta`]).
 pub use crate::hostmeta::strip_host_metadata;
@@ -242,9 +244,9 @@ impl Segmenter {
             }
             scratch.word.clear();
             scratch.word.push_str(TOOL_PREFIX);
-            scratch
-                .word
-                .extend(name.chars().flat_map(char::to_lowercase));
+            for c in name.chars() {
+                push_lowercase(&mut scratch.word, c);
+            }
             if let Some(id) = vocab.intern(&scratch.word) {
                 tokens.push((id, TOOL_WEIGHT));
             }
@@ -262,7 +264,7 @@ impl Segmenter {
             }
             *slot += weight;
         }
-        touched.sort_unstable();
+        sort_by(&mut touched, |a, b| a < b);
         for &id in &touched {
             let count = std::mem::take(&mut counts[id as usize]);
             self.ids.push(id);
@@ -327,13 +329,13 @@ impl Segmenter {
                 None => unseen.push(term.to_owned()),
             },
         );
-        known.sort_unstable_by_key(|&(id, _)| id);
+        sort_by(&mut known, |a, b| a.0 < b.0);
         let query = run_lengths(&known, |id, count| {
             let df = self.vocab.df.get(id as usize).copied().unwrap_or(0);
             (1.0 + count.ln()) as f64 * idf_of(df)
         });
         let mut query_norm: f64 = query.iter().map(|&(_, w)| w * w).sum();
-        unseen.sort_unstable();
+        sort_by(&mut unseen, |a, b| a < b);
         let mut k = 0;
         while k < unseen.len() {
             let mut j = k;
@@ -361,7 +363,7 @@ impl Segmenter {
                 e.1 = (e.1 as f64 / norm) as f32;
             }
         }
-        entries.sort_unstable_by_key(|&(id, _)| id);
+        sort_by(&mut entries, |a, b| a.0 < b.0);
         let centroid = run_lengths(&entries, |_, sum| sum as f64);
         let centroid_norm: f64 = centroid.iter().map(|&(_, w)| w * w).sum();
         if query_norm <= 0.0 || centroid_norm <= 0.0 {
@@ -478,20 +480,23 @@ impl Segmenter {
             .map(|j| if j + 1 == m { NONE } else { j + 1 })
             .collect();
         let mut alive = vec![true; m];
-        // Short topics that are not the last, shortest first, then earliest.
-        let mut short: BTreeSet<(usize, usize)> = (0..m)
+        // Short topics that are not the last, shortest first, then earliest. A merge leaves
+        // entries behind instead of removing them: an entry counts while it still describes
+        // its topic (alive, not the last, the same length; lengths only grow).
+        let mut short: BinaryHeap<Reverse<(usize, usize)>> = (0..m)
             .filter(|&j| next[j] != NONE && len[j] < min_turns)
-            .map(|j| (len[j], j))
+            .map(|j| Reverse((len[j], j)))
             .collect();
-        while let Some((_, j)) = short.pop_first() {
+        while let Some(Reverse((l, j))) = short.pop() {
+            if !alive[j] || len[j] != l || next[j] == NONE {
+                continue;
+            }
             let (p, q) = (prev[j], next[j]);
             let merge_left = p != NONE && (q == NONE || sims[starts[j]] >= sims[starts[q]]);
             let (keep, gone) = if merge_left { (p, j) } else { (j, q) };
             if gone == NONE {
                 continue;
             }
-            short.remove(&(len[keep], keep));
-            short.remove(&(len[gone], gone));
             len[keep] += len[gone];
             alive[gone] = false;
             let after = next[gone];
@@ -500,7 +505,7 @@ impl Segmenter {
                 prev[after] = keep;
             }
             if after != NONE && len[keep] < min_turns {
-                short.insert((len[keep], keep));
+                short.push(Reverse((len[keep], keep)));
             }
         }
         (0..m)
@@ -519,6 +524,12 @@ impl Segmenter {
         let mut inside = vec![0.0f64; v];
         let mut touched: Vec<u32> = Vec::new();
         let mut scored: Vec<(f64, u32)> = Vec::new();
+        let terms = &self.vocab.terms;
+        let better = |a: &(f64, u32), b: &(f64, u32)| {
+            b.0.total_cmp(&a.0)
+                .then_with(|| terms[a.1 as usize].cmp(&terms[b.1 as usize]))
+                .is_lt()
+        };
         let mut topics = Vec::with_capacity(segments.len());
         for (id, &(first, last)) in segments.iter().enumerate() {
             touched.clear();
@@ -536,6 +547,7 @@ impl Segmenter {
             }
             // Expected weight of a term in this many turns elsewhere: its mean outside × size.
             let n_outside = all_nonempty - n_inside;
+            // The best terms, best first (ties by text): only the head is ever used.
             scored.clear();
             for &term in &touched {
                 let here = inside[term as usize];
@@ -546,15 +558,10 @@ impl Segmenter {
                 };
                 let score = here - expected;
                 if score > 1e-9 {
-                    scored.push((score, term));
+                    keep_best(&mut scored, (score, term), LABEL_CANDIDATES, &better);
                 }
                 inside[term as usize] = 0.0;
             }
-            let terms = &self.vocab.terms;
-            scored.sort_unstable_by(|a, b| {
-                b.0.total_cmp(&a.0)
-                    .then_with(|| terms[a.1 as usize].cmp(&terms[b.1 as usize]))
-            });
             let best: Vec<(f64, &str)> = scored
                 .iter()
                 .take(MAX_TOPIC_TERMS)
@@ -573,11 +580,30 @@ impl Segmenter {
     }
 }
 
+/// Terms a label is chosen from (the best [`MAX_TOPIC_TERMS`] are also the topic's terms).
+const LABEL_CANDIDATES: usize = 4 * MAX_TOPIC_TERMS;
+
+/// Inserts `x` into `best` (ordered by `better`, at most `k` long) if it is among the `k`
+/// best seen: the head of a full sort, without sorting everything.
+fn keep_best(
+    best: &mut Vec<(f64, u32)>,
+    x: (f64, u32),
+    k: usize,
+    better: &dyn Fn(&(f64, u32), &(f64, u32)) -> bool,
+) {
+    if best.len() >= k && !best.last().is_some_and(|last| better(&x, last)) {
+        return;
+    }
+    let pos = best.iter().position(|y| better(&x, y)).unwrap_or(best.len());
+    best.insert(pos, x);
+    best.truncate(k);
+}
+
 /// The label from scored terms (best first): up to three words, the third only when it scores
 /// at least a quarter of the first; tool names (without their prefix) only when fewer than two
 /// words qualify.
 fn make_label(scored: &[(f64, u32)], terms: &[Box<str>]) -> Option<String> {
-    let candidates = scored.iter().take(4 * MAX_TOPIC_TERMS);
+    let candidates = scored.iter().take(LABEL_CANDIDATES);
     let words: Vec<(f64, &str)> = candidates
         .clone()
         .map(|&(s, t)| (s, &*terms[t as usize]))
@@ -741,7 +767,7 @@ pub fn terms_of(text: &str) -> Vec<String> {
     out
 }
 
-fn tokenize<F: FnMut(&str)>(text: &str, scratch: &mut Scratch, emit: &mut F) {
+fn tokenize(text: &str, scratch: &mut Scratch, emit: &mut dyn FnMut(&str)) {
     let Scratch { word, pair } = scratch;
     word.clear();
     // The CJK run in progress: its previous character and its length so far.
@@ -768,8 +794,9 @@ fn tokenize<F: FnMut(&str)>(text: &str, scratch: &mut Scratch, emit: &mut F) {
                 i += 1;
             }
             let run = &text[start..i];
-            if !word.is_empty() || bytes.get(i).is_some_and(|&b| b >= 0x80) {
-                // Part of a word with non-ASCII letters ("Zürich"): build it in the buffer.
+            // Part of a word with non-ASCII letters ("Zürich"): built in the buffer.
+            let mixed = !word.is_empty() || bytes.get(i).is_some_and(|&b| b >= 0x80);
+            if mixed || upper {
                 if word.len() <= MAX_TERM_BYTES {
                     word.extend(
                         run.bytes()
@@ -777,13 +804,9 @@ fn tokenize<F: FnMut(&str)>(text: &str, scratch: &mut Scratch, emit: &mut F) {
                             .map(|b| b.to_ascii_lowercase() as char),
                     );
                 }
-            } else if upper {
-                word.extend(
-                    run.bytes()
-                        .take(MAX_TERM_BYTES + 1)
-                        .map(|b| b.to_ascii_lowercase() as char),
-                );
-                flush_word(word, emit);
+                if !mixed {
+                    flush_word(word, emit);
+                }
             } else {
                 // The common case: a lowercase ASCII word, emitted without copying.
                 emit_if_term(run, emit);
@@ -811,7 +834,7 @@ fn tokenize<F: FnMut(&str)>(text: &str, scratch: &mut Scratch, emit: &mut F) {
         } else if ch.is_alphanumeric() || matches!(ch as u32, 0x0300..=0x036F) {
             end_cjk_run(&mut cjk_prev, &mut cjk_len, pair, emit);
             if word.len() <= MAX_TERM_BYTES {
-                word.extend(ch.to_lowercase());
+                push_lowercase(word, ch);
             }
         } else {
             end_cjk_run(&mut cjk_prev, &mut cjk_len, pair, emit);
@@ -824,11 +847,11 @@ fn tokenize<F: FnMut(&str)>(text: &str, scratch: &mut Scratch, emit: &mut F) {
 
 /// Ends a CJK run: a run of one character is emitted as a unigram (longer runs were emitted
 /// as bigrams along the way).
-fn end_cjk_run<F: FnMut(&str)>(
+fn end_cjk_run(
     prev: &mut Option<char>,
     len: &mut usize,
     pair: &mut String,
-    emit: &mut F,
+    emit: &mut dyn FnMut(&str),
 ) {
     if let (Some(ch), 1) = (*prev, *len) {
         pair.clear();
@@ -839,7 +862,7 @@ fn end_cjk_run<F: FnMut(&str)>(
     *len = 0;
 }
 
-fn flush_word<F: FnMut(&str)>(word: &mut String, emit: &mut F) {
+fn flush_word(word: &mut String, emit: &mut dyn FnMut(&str)) {
     if !word.is_empty() {
         emit_if_term(word, emit);
         word.clear();
@@ -848,7 +871,7 @@ fn flush_word<F: FnMut(&str)>(word: &mut String, emit: &mut F) {
 
 /// Emits a lowercased word unless it is not a term: shorter than two characters (after
 /// trimming `_`), longer than [`MAX_TERM_BYTES`], a number, or a stopword.
-fn emit_if_term<F: FnMut(&str)>(word: &str, emit: &mut F) {
+fn emit_if_term(word: &str, emit: &mut dyn FnMut(&str)) {
     let term = word.trim_matches('_');
     let keep = term.len() <= MAX_TERM_BYTES
         && term.chars().nth(1).is_some()
@@ -1126,13 +1149,15 @@ const STOPWORDS: &[&str] = &[
 /// Slots in the stopword table (a power of two, well above twice the number of stopwords).
 const STOP_SLOTS: usize = 512;
 
-/// Stopwords packed into integers in an open-addressing table built at compile time: a lookup
-/// is one multiply and usually one integer comparison (it runs once per word).
-const STOP_TABLE: [u128; STOP_SLOTS] = {
-    let mut table = [0u128; STOP_SLOTS];
+/// Stopwords packed into integers (see [`pack`]) in an open-addressing table built at compile
+/// time: a lookup is one multiply and usually one integer comparison (it runs once per word).
+const STOP_TABLE: [u64; STOP_SLOTS] = {
+    let mut table = [0u64; STOP_SLOTS];
     let mut i = 0;
     while i < STOPWORDS.len() {
-        let key = pack(STOPWORDS[i]);
+        let Some(key) = pack(STOPWORDS[i]) else {
+            panic!("stopwords are lowercase ASCII letters");
+        };
         let mut slot = stop_slot(key);
         while table[slot] != 0 {
             slot = (slot + 1) % STOP_SLOTS;
@@ -1143,29 +1168,33 @@ const STOP_TABLE: [u128; STOP_SLOTS] = {
     table
 };
 
-const fn stop_slot(key: u128) -> usize {
-    let folded = (key as u64) ^ ((key >> 64) as u64);
-    (folded.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - STOP_SLOTS.trailing_zeros())) as usize
+const fn stop_slot(key: u64) -> usize {
+    (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - STOP_SLOTS.trailing_zeros())) as usize
 }
 
-/// The first 16 bytes of `s` as a big-endian integer (unique for strings of at most 16 bytes
-/// without NUL).
-const fn pack(s: &str) -> u128 {
+/// A word of at most 12 letters `a`–`z` as an integer, five bits a letter (`a` = 1, so
+/// distinct words give distinct keys); `None` for anything else.
+const fn pack(s: &str) -> Option<u64> {
     let b = s.as_bytes();
-    let mut v = 0u128;
+    if b.len() > 12 {
+        return None;
+    }
+    let mut v = 0u64;
     let mut i = 0;
-    while i < b.len() && i < 16 {
-        v = (v << 8) | b[i] as u128;
+    while i < b.len() {
+        if !b[i].is_ascii_lowercase() {
+            return None;
+        }
+        v = (v << 5) | (b[i] - b'a' + 1) as u64;
         i += 1;
     }
-    v
+    Some(v)
 }
 
 fn is_stopword(term: &str) -> bool {
-    if term.len() > 10 {
+    let Some(key) = pack(term).filter(|_| term.len() <= 10) else {
         return false;
-    }
-    let key = pack(term);
+    };
     let mut slot = stop_slot(key);
     loop {
         match STOP_TABLE[slot] {
@@ -1174,6 +1203,87 @@ fn is_stopword(term: &str) -> bool {
             _ => slot = (slot + 1) % STOP_SLOTS,
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lowercase
+// ---------------------------------------------------------------------------------------------
+
+/// The lowercase mappings of non-ASCII characters as runs, one `u64` each: bits 0–20 the first
+/// character, 21–27 the run length, 28 the stride minus one (alternating upper and lower case
+/// letters make runs of stride 2), 29–48 the offset to the lowercase character plus 2^19.
+/// Generated from `char::to_lowercase` (the test `lowercase_matches_std` checks every
+/// character); std's own table and its users cost over 15 KB of wasm, this one 1.5 KB.
+#[rustfmt::skip]
+const LOWER_RUNS: [u64; 184] = [    0x1000402e000c0, 0x1000400e000d8, 0x1000033000100, 0x1000030600132, 0x1000031000139, 0x1000032e0014a,
+    0xfff0e0200178, 0x1000030600179, 0x1001a40200181, 0x1000030400182, 0x10019c0200186, 0x1000020200187,
+    0x10019a0400189, 0x100002020018b, 0x10009e020018e, 0x100194020018f, 0x1001960200190, 0x1000020200191,
+    0x10019a0200193, 0x10019e0200194, 0x1001a60200196, 0x1001a20200197, 0x1000020200198, 0x1001a6020019c,
+    0x1001aa020019d, 0x1001ac020019f, 0x10000306001a0, 0x1001b402001a6, 0x10000202001a7, 0x1001b402001a9,
+    0x10000202001ac, 0x1001b402001ae, 0x10000202001af, 0x1001b204001b1, 0x10000304001b3, 0x1001b602001b7,
+    0x10000202001b8, 0x10000202001bc, 0x10000402001c4, 0x10000202001c5, 0x10000402001c7, 0x10000202001c8,
+    0x10000402001ca, 0x10000312001cb, 0x10000312001de, 0x10000402001f1, 0x10000304001f2, 0xfff3e02001f6,
+    0xfff9002001f7, 0x10000328001f8, 0xffefc0200220, 0x1000031200222, 0x105456020023a, 0x100002020023b,
+    0xffeba020023d, 0x105450020023e, 0x1000020200241, 0xffe7a0200243, 0x10008a0200244, 0x10008e0200245,
+    0x1000030a00246, 0x1000030400370, 0x1000020200376, 0x1000e8020037f, 0x10004c0200386, 0x10004a0600388,
+    0x100080020038c, 0x10007e040038e, 0x1000402200391, 0x10004012003a3, 0x10001002003cf, 0x10000318003d8,
+    0xfff8802003f4, 0x10000202003f7, 0xffff202003f9, 0x10000202003fa, 0xffefc06003fd, 0x1000a02000400,
+    0x1000404000410, 0x1000032200460, 0x100003360048a, 0x10001e02004c0, 0x1000030e004c1, 0x10000360004d0,
+    0x1000604c00531, 0x1038c04c010a0, 0x1038c002010c7, 0x1038c002010cd, 0x112fa0a0013a0, 0x1000100c013f0,
+    0x1000020201c89, 0xfe8805601c90, 0xfe8800601cbd, 0x1000039601e00, 0xfc4820201e9e, 0x1000036001ea0,
+    0xffff01001f08, 0xffff00c01f18, 0xffff01001f28, 0xffff01001f38, 0xffff00c01f48, 0xffff10801f59,
+    0xffff01001f68, 0xffff01001f88, 0xffff01001f98, 0xffff01001fa8, 0xffff00401fb8, 0xfff6c0401fba,
+    0xfffee0201fbc, 0xfff540801fc8, 0xfffee0201fcc, 0xffff00401fd8, 0xfff380401fda, 0xffff00401fe8,
+    0xfff200401fea, 0xffff20201fec, 0xfff000401ff8, 0xfff040401ffa, 0xfffee0201ffc, 0xfc5460202126,
+    0xfbe82020212a, 0xfbf74020212b, 0x1000380202132, 0x1000202002160, 0x1000020202183, 0x10003434024b6,
+    0x1000606002c00, 0x1000020202c60, 0xfac120202c62, 0xfe2340202c63, 0xfac320202c64, 0x1000030602c67,
+    0xfabc80202c6d, 0xfac060202c6e, 0xfabc20202c6f, 0xfabc40202c70, 0x1000020202c72, 0x1000020202c75,
+    0xfab820402c7e, 0x1000036402c80, 0x1000030402ceb, 0x1000020202cf2, 0x1000032e0a640, 0x1000031c0a680,
+    0x1000030e0a722, 0x1000033e0a732, 0x100003040a779, 0xeebf8020a77d, 0x1000030a0a77e, 0x100002020a78b,
+    0xeb5b0020a78d, 0x100003040a790, 0x100003140a796, 0xeb578020a7aa, 0xeb562020a7ab, 0xeb56a020a7ac,
+    0xeb57e020a7ad, 0xeb578020a7ae, 0xeb5dc020a7b0, 0xeb5ac020a7b1, 0xeb5d6020a7b2, 0x100740020a7b3,
+    0x100003100a7b4, 0xfffa0020a7c4, 0xeb57a020a7c5, 0xeeb90020a7c6, 0x100003040a7c7, 0xeb532020a7cb,
+    0x100003100a7cc, 0xeb37e020a7dc, 0x100002020a7f5, 0x100040340ff21, 0x1000505010400, 0x10005048104b0,
+    0x10004e1610570, 0x10004e1e1057c, 0x10004e0e1058c, 0x10004e0410594, 0x1000806610c80, 0x1000402c10d50,
+    0x10004040118a0, 0x1000404016e40, 0x1000363216ea0, 0x100044441e900,
+];
+
+/// Appends `c` lowercased, exactly as `char::to_lowercase` does.
+pub fn push_lowercase(out: &mut String, c: char) {
+    if c.is_ascii() {
+        out.push(c.to_ascii_lowercase());
+        return;
+    }
+    if c == '\u{130}' {
+        // The one character that lowercases to two: İ → i̇.
+        out.push_str("i\u{307}");
+        return;
+    }
+    let u = c as u32;
+    let k = LOWER_RUNS.partition_point(|&r| (r & 0x1F_FFFF) as u32 <= u);
+    let lower = k.checked_sub(1).and_then(|k| {
+        let r = LOWER_RUNS[k];
+        let off = u - (r & 0x1F_FFFF) as u32;
+        let stride = ((r >> 28) & 1) as u32 + 1;
+        let len = ((r >> 21) & 0x7F) as u32;
+        let delta = (r >> 29) as i64 - (1 << 19);
+        if off % stride == 0 && off / stride < len {
+            char::from_u32((i64::from(u) + delta) as u32)
+        } else {
+            None
+        }
+    });
+    out.push(lower.unwrap_or(c));
+}
+
+/// `s` lowercased character by character (as `char::to_lowercase`; unlike
+/// `str::to_lowercase`, a final capital sigma becomes `σ`, not `ς`).
+pub fn lowercase(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        push_lowercase(&mut out, c);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -1190,6 +1300,7 @@ mod tests {
         assert!(STOPWORDS.len() >= 150, "{}", STOPWORDS.len());
         assert!(STOPWORDS.iter().all(|w| is_stopword(w)));
         assert!(!is_stopword("weather") && !is_stopword("") && !is_stopword("yourselvesx"));
+        assert!(!is_stopword("thé") && !is_stopword("the_") && !is_stopword("The"));
     }
 
     #[test]
@@ -1222,5 +1333,17 @@ mod tests {
         assert_eq!(terms_of(&format!("{blob} tail")), ["tail"]);
         let edge = "b".repeat(MAX_TERM_BYTES);
         assert_eq!(terms_of(&edge), vec![edge]);
+    }
+
+    #[test]
+    fn lowercase_matches_std() {
+        let mut ours = String::new();
+        for c in (0..=0x10FFFFu32).filter_map(char::from_u32) {
+            ours.clear();
+            push_lowercase(&mut ours, c);
+            let std: String = c.to_lowercase().collect();
+            assert_eq!(ours, std, "U+{:04X}", c as u32);
+        }
+        assert_eq!(lowercase("ΟΔΟΣ İstanbul ÀÉ Ǆ"), "οδοσ i\u{307}stanbul àé ǆ");
     }
 }

@@ -11,13 +11,13 @@
 
 use crate::message::{self, Kind, PartKind};
 use crate::tokens;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 use std::ops::Range;
 
 /// Token counts of a turn by role and by part type.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct TokenBreakdown {
     pub total: usize,
     pub user: usize,
@@ -197,6 +197,47 @@ pub fn preview(text: &str, max: usize) -> String {
     format!("{cut}…")
 }
 
+/// The stable sorted order of `n` items: positions `0..n` ordered by `less` (which compares
+/// two positions), equal items in their original order.
+///
+/// The crate's sorts go through here or [`sort_by`]: a plain bottom-up merge sort, compiled
+/// once. Each use of std's `sort*` adds several KB of wasm (one copy of its sorting network,
+/// merges and partitions per element type and comparator).
+pub fn sorted_order(n: usize, less: &mut dyn FnMut(usize, usize) -> bool) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..n).collect();
+    let mut buf = vec![0usize; n];
+    let mut width = 1;
+    while width < n {
+        let mut start = 0;
+        while start < n {
+            let mid = (start + width).min(n);
+            let end = (start + 2 * width).min(n);
+            let (mut a, mut b) = (start, mid);
+            for slot in &mut buf[start..end] {
+                let take_b = a == mid || (b < end && less(order[b], order[a]));
+                if take_b {
+                    *slot = order[b];
+                    b += 1;
+                } else {
+                    *slot = order[a];
+                    a += 1;
+                }
+            }
+            start = end;
+        }
+        std::mem::swap(&mut order, &mut buf);
+        width *= 2;
+    }
+    order
+}
+
+/// Sorts `v` stably by `less` (see [`sorted_order`]).
+pub fn sort_by<T>(v: &mut Vec<T>, mut less: impl FnMut(&T, &T) -> bool) {
+    let order = sorted_order(v.len(), &mut |a, b| less(&v[a], &v[b]));
+    let mut slots: Vec<Option<T>> = v.drain(..).map(Some).collect();
+    v.extend(order.into_iter().filter_map(|k| slots[k].take()));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -227,5 +268,21 @@ mod tests {
     fn preview_cuts_on_chars() {
         assert_eq!(preview("héllo   wörld", 20), "héllo wörld");
         assert_eq!(preview("上下文引擎", 3), "上下…");
+    }
+
+    #[test]
+    fn sorts_are_stable() {
+        let mut v: Vec<(u8, usize)> = [3u8, 1, 2, 1, 3, 0, 2, 1].iter().enumerate().map(|(k, &x)| (x, k)).collect();
+        let mut expected = v.clone();
+        expected.sort_by_key(|p| p.0);
+        sort_by(&mut v, |a, b| a.0 < b.0);
+        assert_eq!(v, expected);
+        for n in 0..40usize {
+            let mut w: Vec<usize> = (0..n).map(|k| (k * 7919) % 13).collect();
+            let mut e = w.clone();
+            e.sort();
+            sort_by(&mut w, |a, b| a < b);
+            assert_eq!(w, e);
+        }
     }
 }
