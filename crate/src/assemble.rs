@@ -205,15 +205,18 @@ pub fn assemble(messages: &[Value], budget: usize, cfg: &Config, ctx: &Context) 
                 plan.other_topic = true;
                 plan.reason = format!("other sub-topic: {}", sub.unwrap_or_default());
             }
-            if plan.other_topic {
+            if ctx.folded.contains(&id(t)) {
+                // Folded for the budget by an earlier request: it stays folded, so the prompt
+                // prefix does not change back and forth (a summary replaces its stub once one
+                // exists).
+                plan.render = if ctx.summaries.contains_key(&id(t)) { Render::Summary } else { Render::Stub };
+                plan.reason = "folded for the budget earlier (sticky)".into();
+            } else if plan.other_topic {
                 if cfg.fold_other_topics {
                     plan.render = Render::Stub;
                 } else {
                     plan.reason.push_str(" (kept while the budget allows)");
                 }
-            } else if ctx.folded.contains(&id(t)) {
-                plan.render = if ctx.summaries.contains_key(&id(t)) { Render::Summary } else { Render::Stub };
-                plan.reason = "folded for the budget earlier (sticky)".into();
             } else {
                 plan.reason = if relevant && topic != current_topic {
                     format!("the prompt or the latest turns refer to topic {}", label(t))
