@@ -73,11 +73,7 @@ fn tau_bench_report(path: &str) {
             switches.push(seg.len());
         }
         for (user, assistant, tools) in run {
-            seg.push(TurnText {
-                user,
-                assistant,
-                tools,
-            });
+            seg.push(TurnText { user, assistant, tools });
         }
     }
     println!(
@@ -86,9 +82,7 @@ fn tau_bench_report(path: &str) {
         seg.len(),
         switches.len()
     );
-    println!(
-        "| threshold | window 1 (P / R / F1) | window 2 (P / R / F1) | window 3 (P / R / F1) |"
-    );
+    println!("| threshold | window 1 (P / R / F1) | window 2 (P / R / F1) | window 3 (P / R / F1) |");
     println!("|---|---|---|---|");
     for threshold in [0.02, 0.05, 0.1, 0.15] {
         let mut row = format!("| {threshold} |");
@@ -174,16 +168,8 @@ fn interleave(convs: &[Conversation], pick: &[usize]) -> Stream {
             }
         }
     }
-    let name = pick
-        .iter()
-        .map(|c| c.to_string())
-        .collect::<Vec<_>>()
-        .join("+");
-    Stream {
-        name,
-        turns,
-        switches,
-    }
+    let name = pick.iter().map(|c| c.to_string()).collect::<Vec<_>>().join("+");
+    Stream { name, turns, switches }
 }
 
 fn single(convs: &[Conversation], c: usize) -> Stream {
@@ -214,15 +200,9 @@ impl Counts {
     fn add(&mut self, predicted: &[usize], truth: &[usize]) {
         let near = |a: usize, b: usize| a.abs_diff(b) <= 1;
         self.predicted += predicted.len();
-        self.predicted_hit += predicted
-            .iter()
-            .filter(|&&p| truth.iter().any(|&t| near(p, t)))
-            .count();
+        self.predicted_hit += predicted.iter().filter(|&&p| truth.iter().any(|&t| near(p, t))).count();
         self.truth += truth.len();
-        self.truth_hit += truth
-            .iter()
-            .filter(|&&t| predicted.iter().any(|&p| near(p, t)))
-            .count();
+        self.truth_hit += truth.iter().filter(|&&t| predicted.iter().any(|&p| near(p, t))).count();
     }
     fn precision(&self) -> f64 {
         ratio(self.predicted_hit, self.predicted)
@@ -343,9 +323,7 @@ fn main() {
     );
 
     println!("Boundary precision / recall / F1 (±1 turn), min_turns = 2, micro-averaged over all streams:\n");
-    println!(
-        "| threshold | window 1 (P / R / F1) | window 2 (P / R / F1) | window 3 (P / R / F1) |"
-    );
+    println!("| threshold | window 1 (P / R / F1) | window 2 (P / R / F1) | window 3 (P / R / F1) |");
     println!("|---|---|---|---|");
     for threshold in [0.02, 0.05, 0.1, 0.15] {
         let mut row = format!("| {threshold} |");

@@ -151,9 +151,18 @@ pub fn assemble(messages: &[Value], budget: usize, cfg: &Config, ctx: &Context) 
         .collect();
     let cleaned = clean::clean_keeping(messages, &cfg.clean(), ctx.history_complete, &pinned_ranges);
     let label = |t: usize| -> String {
-        ctx.topic_of.get(t).and_then(|&k| ctx.topic_labels.get(k)).cloned().unwrap_or_default()
+        ctx.topic_of
+            .get(t)
+            .and_then(|&k| ctx.topic_labels.get(k))
+            .cloned()
+            .unwrap_or_default()
     };
-    let id = |t: usize| -> String { ctx.turn_ids.get(t).cloned().unwrap_or_else(|| turns::hash_id(spans[t].key)) };
+    let id = |t: usize| -> String {
+        ctx.turn_ids
+            .get(t)
+            .cloned()
+            .unwrap_or_else(|| turns::hash_id(spans[t].key))
+    };
 
     // Distribute the cleaner's steps over the preamble and the turns.
     let mut pre_steps = Vec::new();
@@ -193,7 +202,11 @@ pub fn assemble(messages: &[Value], budget: usize, cfg: &Config, ctx: &Context) 
             tokens: 0,
         };
         if protected {
-            plan.reason = if ctx.pinned.contains(&id(t)) { "pinned".into() } else { "recent turn (protected)".into() };
+            plan.reason = if ctx.pinned.contains(&id(t)) {
+                "pinned".into()
+            } else {
+                "recent turn (protected)".into()
+            };
         } else {
             let topic = ctx.topic_of.get(t).copied();
             let relevant = topic.is_some_and(|k| ctx.relevant_topics.contains(&k));
@@ -209,7 +222,11 @@ pub fn assemble(messages: &[Value], budget: usize, cfg: &Config, ctx: &Context) 
                 // Folded for the budget by an earlier request: it stays folded, so the prompt
                 // prefix does not change back and forth (a summary replaces its stub once one
                 // exists).
-                plan.render = if ctx.summaries.contains_key(&id(t)) { Render::Summary } else { Render::Stub };
+                plan.render = if ctx.summaries.contains_key(&id(t)) {
+                    Render::Summary
+                } else {
+                    Render::Stub
+                };
                 plan.reason = "folded for the budget earlier (sticky)".into();
             } else if plan.other_topic {
                 if cfg.fold_other_topics {
@@ -264,7 +281,11 @@ pub fn assemble(messages: &[Value], budget: usize, cfg: &Config, ctx: &Context) 
             .filter(|&t| !plans[t].protected && plans[t].render != Render::Stub && !ctx.summaries.contains_key(&id(t)))
             .collect();
         turns::sort_by(&mut by_size, |&a, &b| plans[a].tokens > plans[b].tokens);
-        summarize = by_size.into_iter().take(cfg.max_compactions_per_cycle).map(id).collect();
+        summarize = by_size
+            .into_iter()
+            .take(cfg.max_compactions_per_cycle)
+            .map(id)
+            .collect();
     }
     // Fold oldest first (turns the prompt refers to last) until the request fits; the
     // estimate of stub runs is close but not exact, so check the rendered result and fold
@@ -304,7 +325,14 @@ pub fn assemble(messages: &[Value], budget: usize, cfg: &Config, ctx: &Context) 
                 let before = plans[t].tokens + if next_stub { plans[t + 1].tokens } else { 0 };
                 plans[t].tokens = cost(messages, &plans, t, ctx.summaries.get(&id(t)), &label, &id(t));
                 if next_stub {
-                    plans[t + 1].tokens = cost(messages, &plans, t + 1, ctx.summaries.get(&id(t + 1)), &label, &id(t + 1));
+                    plans[t + 1].tokens = cost(
+                        messages,
+                        &plans,
+                        t + 1,
+                        ctx.summaries.get(&id(t + 1)),
+                        &label,
+                        &id(t + 1),
+                    );
                 }
                 sum = sum - before + plans[t].tokens + if next_stub { plans[t + 1].tokens } else { 0 };
                 folded.push(id(t));
@@ -327,7 +355,12 @@ pub fn assemble(messages: &[Value], budget: usize, cfg: &Config, ctx: &Context) 
     }
     turns::sort_by(&mut folded, |a, b| a < b);
     folded.dedup();
-    let Rendered { steps, explains, mut stats, estimated } = rendered;
+    let Rendered {
+        steps,
+        explains,
+        mut stats,
+        estimated,
+    } = rendered;
     stats.budget = budget;
     stats.turns = n;
     let mut cs = cleaned.stats;
@@ -400,7 +433,10 @@ fn render(
             let run_label = match labels.len() {
                 0 => String::new(),
                 1 => labels.remove(0),
-                k => format!("{k} topics: {}", labels.iter().take(3).cloned().collect::<Vec<_>>().join("; ")),
+                k => format!(
+                    "{k} topics: {}",
+                    labels.iter().take(3).cloned().collect::<Vec<_>>().join("; ")
+                ),
             };
             let run_tokens: usize = plans[t..end].iter().map(|p| p.tokens_before).sum();
             let (run_steps, after) = stub_run(messages, &plans[t..end], &run_label, &ids, run_tokens);
@@ -445,7 +481,12 @@ fn render(
     }
     normalize_content(messages, &mut steps);
     let estimated = steps.iter().map(|s| tokens::message(s.resolve(messages))).sum();
-    Rendered { steps, explains, stats, estimated }
+    Rendered {
+        steps,
+        explains,
+        stats,
+        estimated,
+    }
 }
 
 /// Phase 4: every user, assistant and tool-result message carries an array of parts.
@@ -456,7 +497,10 @@ fn normalize_content(messages: &[Value], steps: &mut [Step]) {
             if matches!(message::kind(m), Kind::User | Kind::Assistant | Kind::ToolResult) {
                 let mut out = m.clone();
                 out["content"] = json!([{"type": "text", "text": text}]);
-                *s = Step { source: s.source, message: Some(out) };
+                *s = Step {
+                    source: s.source,
+                    message: Some(out),
+                };
             }
         }
     }
@@ -497,7 +541,14 @@ fn cost(
             if t > 0 && plans[t - 1].render == Render::Stub {
                 return STUB_CONTINUATION_TOKENS;
             }
-            stub_run(messages, std::slice::from_ref(p), &label(t), &[id.to_string()], p.tokens_before).0
+            stub_run(
+                messages,
+                std::slice::from_ref(p),
+                &label(t),
+                &[id.to_string()],
+                p.tokens_before,
+            )
+            .0
         }
     };
     steps.iter().map(|s| tokens::message(s.resolve(messages))).sum()
@@ -506,7 +557,11 @@ fn cost(
 /// The user message of a span (its first message) and its last assistant message.
 fn anchors(messages: &[Value], span: &TurnSpan) -> (usize, Option<usize>) {
     let user = span.range.start;
-    let asst = span.range.clone().rev().find(|&i| message::kind(&messages[i]) == Kind::Assistant);
+    let asst = span
+        .range
+        .clone()
+        .rev()
+        .find(|&i| message::kind(&messages[i]) == Kind::Assistant);
     (user, asst)
 }
 
@@ -541,8 +596,14 @@ fn summary_steps(messages: &[Value], p: &TurnPlan, summary_text: &str) -> Vec<St
         Step::replace(u, with_text(&messages[u], short_ask(messages, u)))
     };
     match a {
-        Some(a) => vec![user_step, Step::replace(a, with_text(&messages[a], summary_text.to_string()))],
-        None => vec![Step::replace(u, with_text(&messages[u], format!("{}\n{}", short_ask(messages, u), summary_text)))],
+        Some(a) => vec![
+            user_step,
+            Step::replace(a, with_text(&messages[a], summary_text.to_string())),
+        ],
+        None => vec![Step::replace(
+            u,
+            with_text(&messages[u], format!("{}\n{}", short_ask(messages, u), summary_text)),
+        )],
     }
 }
 
@@ -558,7 +619,10 @@ fn stub_run(messages: &[Value], run: &[TurnPlan], label: &str, ids: &[String], t
             Step::replace(u, with_text(&messages[u], short_ask(messages, u))),
             Step::replace(a, with_text(&messages[a], line)),
         ],
-        None => vec![Step::replace(u, with_text(&messages[u], format!("{} {}", short_ask(messages, u), line)))],
+        None => vec![Step::replace(
+            u,
+            with_text(&messages[u], format!("{} {}", short_ask(messages, u), line)),
+        )],
     };
     let after = steps.iter().map(|s| tokens::message(s.resolve(messages))).sum();
     (steps, after)

@@ -94,7 +94,12 @@ pub fn clean_history(messages: &[Value], cfg: &CleanConfig, complete: bool) -> C
 
 /// [`clean_history`] that also leaves the messages in `keep` (whole turns, e.g. pinned ones)
 /// exactly as they are.
-pub fn clean_keeping(messages: &[Value], cfg: &CleanConfig, complete: bool, keep: &[std::ops::Range<usize>]) -> Cleaned {
+pub fn clean_keeping(
+    messages: &[Value],
+    cfg: &CleanConfig,
+    complete: bool,
+    keep: &[std::ops::Range<usize>],
+) -> Cleaned {
     let pairing = Pairing::of(messages);
     let kept = |i: usize| keep.iter().any(|r| r.contains(&i));
     let fr = if complete {
@@ -267,10 +272,7 @@ impl Pass {
                         && message::kind(&messages[b.source]) == Kind::Assistant;
                     let were_apart = (a.source + 1..b.source).any(|k| significant(&messages[k]));
                     if both_asst && were_apart && a.had_calls && a.message.is_some() {
-                        let target = e
-                            .message
-                            .clone()
-                            .unwrap_or_else(|| messages[e.source].clone());
+                        let target = e.message.clone().unwrap_or_else(|| messages[e.source].clone());
                         match (e.source < end).then(|| merge_text(a, &target)).flatten() {
                             Some(merged) => {
                                 out.remove(p);
@@ -308,9 +310,7 @@ impl Pass {
             .map(|w| (w[0], w[1]))
             .filter(|&(a, b)| {
                 let (ka, kb) = (message::kind(&messages[a]), message::kind(&messages[b]));
-                ka == kb
-                    && matches!(ka, Kind::User | Kind::Assistant)
-                    && (a + 1..b).any(|k| significant(&messages[k]))
+                ka == kb && matches!(ka, Kind::User | Kind::Assistant) && (a + 1..b).any(|k| significant(&messages[k]))
             })
             .collect()
     }
@@ -328,10 +328,7 @@ impl Pass {
         self.stats.messages_before = messages.len();
         self.stats.messages_after = steps.len();
         self.stats.tokens_before = tokens::messages(messages);
-        self.stats.tokens_after = steps
-            .iter()
-            .map(|s| tokens::message(s.resolve(messages)))
-            .sum();
+        self.stats.tokens_after = steps.iter().map(|s| tokens::message(s.resolve(messages))).sum();
         self.stats.frontier = fr.index;
         Cleaned {
             steps,
@@ -378,18 +375,13 @@ fn restore(
 }
 
 fn has_thinking(m: Option<&Value>) -> bool {
-    m.and_then(message::parts).is_some_and(|p| {
-        p.iter()
-            .any(|x| message::part_kind(x) == PartKind::Thinking)
-    })
+    m.and_then(message::parts)
+        .is_some_and(|p| p.iter().any(|x| message::part_kind(x) == PartKind::Thinking))
 }
 
 /// Messages that count for role alternation (custom and unknown roles are not sent as turns).
 fn significant(m: &Value) -> bool {
-    matches!(
-        message::kind(m),
-        Kind::User | Kind::Assistant | Kind::ToolResult
-    )
+    matches!(message::kind(m), Kind::User | Kind::Assistant | Kind::ToolResult)
 }
 
 /// Cleans one assistant message before the frontier; `None` when it is dropped.
@@ -485,10 +477,7 @@ fn merge_text(remnant: &Entry, target: &Value) -> Option<Value> {
     let r = remnant.message.as_ref()?;
     let rp = message::parts(r)?;
     let tp = message::parts(target)?;
-    let thinking = |p: &Vec<Value>| {
-        p.iter()
-            .any(|x| message::part_kind(x) == PartKind::Thinking)
-    };
+    let thinking = |p: &Vec<Value>| p.iter().any(|x| message::part_kind(x) == PartKind::Thinking);
     if thinking(rp)
         || thinking(tp)
         || rp.iter().any(|x| message::part_kind(x) != PartKind::Text)
@@ -498,8 +487,6 @@ fn merge_text(remnant: &Entry, target: &Value) -> Option<Value> {
     }
     let mut merged = target.clone();
     let content: Vec<Value> = rp.iter().chain(tp.iter()).cloned().collect();
-    merged
-        .as_object_mut()?
-        .insert("content".into(), Value::Array(content));
+    merged.as_object_mut()?.insert("content".into(), Value::Array(content));
     Some(merged)
 }

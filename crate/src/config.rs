@@ -40,8 +40,7 @@ impl CleanConfig {
         if v.is_null() {
             return Ok(CleanConfig::default());
         }
-        let cfg: CleanConfig = serde_json::from_value(v.clone())
-            .map_err(|e| Error::Config(e.to_string()))?;
+        let cfg: CleanConfig = serde_json::from_value(v.clone()).map_err(|e| Error::Config(e.to_string()))?;
         if cfg.keep_recent_turns > 10_000 {
             return Err(Error::Config(format!(
                 "keepRecentTurns must be at most 10000, got {}",

@@ -53,11 +53,9 @@ pub fn find(messages: &[Value], pairing: &Pairing) -> Frontier {
                 };
             }
             Kind::ToolResult => {
-                let issuer = pairing.issuer_of(i).or_else(|| {
-                    (0..i)
-                        .rev()
-                        .find(|&j| message::kind(&messages[j]) == Kind::Assistant)
-                });
+                let issuer = pairing
+                    .issuer_of(i)
+                    .or_else(|| (0..i).rev().find(|&j| message::kind(&messages[j]) == Kind::Assistant));
                 return match issuer {
                     Some(a) => Frontier {
                         index: a,
@@ -125,13 +123,7 @@ mod tests {
         // ends with assistant
         assert_eq!(f(&[user.clone(), asst.clone()]).index, 1);
         // ends with tool result → its issuing assistant
-        let m = [
-            user.clone(),
-            asst.clone(),
-            user.clone(),
-            call.clone(),
-            res.clone(),
-        ];
+        let m = [user.clone(), asst.clone(), user.clone(), call.clone(), res.clone()];
         assert_eq!(
             f(&m),
             Frontier {

@@ -40,12 +40,7 @@ fn counts(ms: &[Value]) -> Counts {
     let mut c = Counts::default();
     let pairing = Pairing::of(ms);
     let sig: Vec<usize> = (0..ms.len())
-        .filter(|&i| {
-            matches!(
-                message::kind(&ms[i]),
-                Kind::User | Kind::Assistant | Kind::ToolResult
-            )
-        })
+        .filter(|&i| matches!(message::kind(&ms[i]), Kind::User | Kind::Assistant | Kind::ToolResult))
         .collect();
     // The live, unfinished tool loop at the very end may have unanswered calls.
     let last_turn_msg = sig
@@ -110,10 +105,8 @@ fn counts(ms: &[Value]) -> Counts {
 
 fn has_blank_text(m: &Value) -> bool {
     message::parts(m).is_some_and(|p| {
-        p.iter().any(|x| {
-            message::part_kind(x) == PartKind::Text
-                && message::str_field(x, "text").trim().is_empty()
-        })
+        p.iter()
+            .any(|x| message::part_kind(x) == PartKind::Text && message::str_field(x, "text").trim().is_empty())
     })
 }
 
@@ -128,10 +121,7 @@ pub fn check(input: &[Value], steps: &[Step], live_from: Option<usize>) -> Resul
     for s in steps {
         if let Some(i) = s.source {
             if i >= input.len() || last.is_some_and(|l| i <= l) {
-                return refuse(
-                    0,
-                    format!("plan source {i} is out of range or out of order"),
-                );
+                return refuse(0, format!("plan source {i} is out of range or out of order"));
             }
             last = Some(i);
         } else if s.message.is_none() {
@@ -143,9 +133,9 @@ pub fn check(input: &[Value], steps: &[Step], live_from: Option<usize>) -> Resul
     }
     // Rule 8: no message with thinking dropped from the live tool loop.
     if let Some(l) = live_from {
-        if let Some(i) = (l..input.len()).find(|&i| {
-            message::has_reasoning(&input[i]) && !steps.iter().any(|s| s.source == Some(i))
-        }) {
+        if let Some(i) =
+            (l..input.len()).find(|&i| message::has_reasoning(&input[i]) && !steps.iter().any(|s| s.source == Some(i)))
+        {
             return refuse(
                 8,
                 format!("message {i}: dropped with its thinking from the live tool loop"),
@@ -183,10 +173,7 @@ pub fn check(input: &[Value], steps: &[Step], live_from: Option<usize>) -> Resul
     ];
     for (rule, what, before, after) in pairs {
         if after > before {
-            return refuse(
-                rule,
-                format!("{what}: output has {after}, input had {before}"),
-            );
+            return refuse(rule, format!("{what}: output has {after}, input had {before}"));
         }
     }
     Ok(())
@@ -201,10 +188,7 @@ fn relational(input: &[Value], s: &Step, live_from: Option<usize>) -> Result<(),
             p.iter()
                 .any(|x| matches!(message::part_kind(x), PartKind::Thinking | PartKind::Image))
         }) {
-            return refuse(
-                7,
-                "an inserted message carries thinking or image content".into(),
-            );
+            return refuse(7, "an inserted message carries thinking or image content".into());
         }
         return Ok(());
     };
@@ -212,15 +196,9 @@ fn relational(input: &[Value], s: &Step, live_from: Option<usize>) -> Result<(),
     let src_parts = message::parts(src).map(Vec::as_slice).unwrap_or(&[]);
     let out_parts = message::parts(out).map(Vec::as_slice).unwrap_or(&[]);
     // Rule 3: a batch of calls is kept or removed whole.
-    let (n_in, n_out) = (
-        message::tool_calls(src).len(),
-        message::tool_calls(out).len(),
-    );
+    let (n_in, n_out) = (message::tool_calls(src).len(), message::tool_calls(out).len());
     if n_out != 0 && n_out != n_in {
-        return refuse(
-            3,
-            format!("message {i}: {n_out} of {n_in} parallel tool calls kept"),
-        );
+        return refuse(3, format!("message {i}: {n_out} of {n_in} parallel tool calls kept"));
     }
     // Rule 7: thinking blocks kept byte-identical, in order, never moved.
     let src_thinking: Vec<&Value> = src_parts
@@ -232,17 +210,11 @@ fn relational(input: &[Value], s: &Step, live_from: Option<usize>) -> Result<(),
         .filter(|p| message::part_kind(p) == PartKind::Thinking)
         .collect();
     if !is_subsequence(&out_thinking, &src_thinking) {
-        return refuse(
-            7,
-            format!("message {i}: a thinking block was edited or moved"),
-        );
+        return refuse(7, format!("message {i}: a thinking block was edited or moved"));
     }
     // Rule 8: no thinking removed inside the live tool loop.
     if live_from.is_some_and(|l| i >= l) && out_thinking.len() != src_thinking.len() {
-        return refuse(
-            8,
-            format!("message {i}: thinking removed inside the live tool loop"),
-        );
+        return refuse(8, format!("message {i}: thinking removed inside the live tool loop"));
     }
     // Rule 9: a message that keeps tool calls keeps its reasoning unless the provider allows.
     if n_out > 0
@@ -250,42 +222,28 @@ fn relational(input: &[Value], s: &Step, live_from: Option<usize>) -> Result<(),
         && !message::has_reasoning(out)
         && !message::provider_tolerates_missing_reasoning(src)
     {
-        return refuse(
-            9,
-            format!("message {i}: tool calls kept without their reasoning"),
-        );
+        return refuse(9, format!("message {i}: tool calls kept without their reasoning"));
     }
     // Rule 13: images kept whole.
     let src_images: Vec<&Value> = src_parts
         .iter()
         .filter(|p| message::part_kind(p) == PartKind::Image)
         .collect();
-    for img in out_parts
-        .iter()
-        .filter(|p| message::part_kind(p) == PartKind::Image)
-    {
+    for img in out_parts.iter().filter(|p| message::part_kind(p) == PartKind::Image) {
         if !src_images.contains(&img) {
             return refuse(13, format!("message {i}: an image block was altered"));
         }
     }
     // Rule 14: array content stays an array.
-    if src.get("content").is_some_and(Value::is_array)
-        && !out.get("content").is_some_and(Value::is_array)
-    {
-        return refuse(
-            14,
-            format!("message {i}: content array turned into another type"),
-        );
+    if src.get("content").is_some_and(Value::is_array) && !out.get("content").is_some_and(Value::is_array) {
+        return refuse(14, format!("message {i}: content array turned into another type"));
     }
     // Rules 6 and 15: every field not deliberately edited is passed through unchanged.
     const EDITABLE: [&str; 3] = ["content", "reasoning_content", "tool_calls"];
     if let (Some(so), Some(oo)) = (src.as_object(), out.as_object()) {
         for (k, v) in so {
             if !EDITABLE.contains(&k.as_str()) && oo.get(k) != Some(v) {
-                let rule = if matches!(
-                    k.as_str(),
-                    "toolCallId" | "tool_call_id" | "toolName" | "isError"
-                ) {
+                let rule = if matches!(k.as_str(), "toolCallId" | "tool_call_id" | "toolName" | "isError") {
                     6
                 } else {
                     15
@@ -337,12 +295,7 @@ mod tests {
         let m = sample();
         let mut one = m[1].clone();
         one["content"].as_array_mut().unwrap().pop();
-        let steps = vec![
-            Step::keep(0),
-            Step::replace(1, one),
-            Step::keep(2),
-            Step::keep(4),
-        ];
+        let steps = vec![Step::keep(0), Step::replace(1, one), Step::keep(2), Step::keep(4)];
         assert_eq!(check(&m, &steps, None).unwrap_err().rule, 3);
     }
 
@@ -380,12 +333,7 @@ mod tests {
             json!({"role":"assistant","content":"x"}),
             json!({"role":"user","content":"b"}),
         ];
-        assert_eq!(
-            check(&u, &[Step::keep(0), Step::keep(2)], None)
-                .unwrap_err()
-                .rule,
-            12
-        );
+        assert_eq!(check(&u, &[Step::keep(0), Step::keep(2)], None).unwrap_err().rule, 12);
     }
 
     #[test]

@@ -111,7 +111,10 @@ pub struct SessionIndex {
 
 impl SessionIndex {
     pub fn new() -> SessionIndex {
-        SessionIndex { version: INDEX_VERSION, ..Default::default() }
+        SessionIndex {
+            version: INDEX_VERSION,
+            ..Default::default()
+        }
     }
 
     /// Builds the index from all entries, following the parent chain from the newest one.
@@ -134,7 +137,11 @@ impl SessionIndex {
             let parent = e.parent_id.as_deref();
             if parent != tip.as_deref() {
                 let known = parent.is_some_and(|p| seen.contains(p) || self.contains(p));
-                return Err(if known { Rewrite::BranchSwitch } else { Rewrite::UnknownParent });
+                return Err(if known {
+                    Rewrite::BranchSwitch
+                } else {
+                    Rewrite::UnknownParent
+                });
             }
             tip = e.id.clone();
             seen.insert(e.id.as_deref().unwrap_or(""));
@@ -168,7 +175,12 @@ impl SessionIndex {
             return;
         };
         let kind = message::kind(msg);
-        let r = EntryRef { id: id.clone(), role: message::role(msg).to_string(), range: e.range, seq: e.seq };
+        let r = EntryRef {
+            id: id.clone(),
+            role: message::role(msg).to_string(),
+            range: e.range,
+            seq: e.seq,
+        };
         let opens = kind == Kind::User && !self.prev_user;
         if matches!(kind, Kind::User | Kind::Assistant | Kind::ToolResult) {
             self.prev_user = kind == Kind::User;
@@ -217,7 +229,9 @@ impl SessionIndex {
 
     /// Marks turns before the latest compaction's kept entry.
     fn mark_compacted(&mut self) {
-        let Some(kept) = self.first_kept_entry_id.as_deref() else { return };
+        let Some(kept) = self.first_kept_entry_id.as_deref() else {
+            return;
+        };
         let Some(pos) = self.turns.iter().position(|t| t.entries.iter().any(|r| r.id == kept)) else {
             return;
         };
@@ -228,7 +242,9 @@ impl SessionIndex {
 
     /// The turn with this id (or content-hash id).
     pub fn turn(&self, id: &str) -> Option<&TurnRecord> {
-        self.turns.iter().find(|t| t.id == id || turns::hash_id(u64::from_str_radix(&t.key, 16).unwrap_or(0)) == id)
+        self.turns
+            .iter()
+            .find(|t| t.id == id || turns::hash_id(u64::from_str_radix(&t.key, 16).unwrap_or(0)) == id)
     }
 
     /// Map from content key to turn id, for matching `assemble` input.
@@ -258,7 +274,9 @@ fn active_branch<'a>(entries: &'a [Entry], skipped: &mut usize) -> Vec<&'a Entry
             None => *skipped += 1,
         }
     }
-    let Some(mut cur) = entries.iter().rev().find(|e| e.id.is_some()) else { return Vec::new() };
+    let Some(mut cur) = entries.iter().rev().find(|e| e.id.is_some()) else {
+        return Vec::new();
+    };
     let mut chain = Vec::new();
     let mut seen = HashSet::new();
     loop {
@@ -491,9 +509,21 @@ mod tests {
     fn session() -> Vec<Entry> {
         vec![
             entry("a", None, json!({"role":"user","content":"hello","timestamp":1})),
-            entry("b", Some("a"), json!({"role":"assistant","content":[{"type":"toolCall","id":"c","name":"read"}]})),
-            entry("c", Some("b"), json!({"role":"toolResult","toolCallId":"c","toolName":"read","content":[{"type":"text","text":"data"}]})),
-            entry("d", Some("c"), json!({"role":"assistant","content":[{"type":"text","text":"done"}]})),
+            entry(
+                "b",
+                Some("a"),
+                json!({"role":"assistant","content":[{"type":"toolCall","id":"c","name":"read"}]}),
+            ),
+            entry(
+                "c",
+                Some("b"),
+                json!({"role":"toolResult","toolCallId":"c","toolName":"read","content":[{"type":"text","text":"data"}]}),
+            ),
+            entry(
+                "d",
+                Some("c"),
+                json!({"role":"assistant","content":[{"type":"text","text":"done"}]}),
+            ),
             entry("e", Some("d"), json!({"role":"user","content":"next","timestamp":2})),
         ]
     }
@@ -531,7 +561,11 @@ mod tests {
     #[test]
     fn abandoned_branches_are_not_indexed() {
         let mut all = session();
-        all.push(entry("f", Some("d"), json!({"role":"user","content":"edited prompt","timestamp":3})));
+        all.push(entry(
+            "f",
+            Some("d"),
+            json!({"role":"user","content":"edited prompt","timestamp":3}),
+        ));
         let idx = SessionIndex::build(&all);
         assert_eq!(idx.turns.len(), 2);
         assert_eq!(idx.turns[1].id, "f");
@@ -549,7 +583,10 @@ mod tests {
     #[test]
     fn compaction_marks_older_turns() {
         let mut all = session();
-        all.push(serde_json::from_value(json!({"id":"k","parentId":"e","type":"compaction","firstKeptEntryId":"e"})).unwrap());
+        all.push(
+            serde_json::from_value(json!({"id":"k","parentId":"e","type":"compaction","firstKeptEntryId":"e"}))
+                .unwrap(),
+        );
         let idx = SessionIndex::build(&all);
         assert!(idx.turns[0].compacted);
         assert!(!idx.turns[1].compacted);
@@ -642,7 +679,17 @@ mod tests {
 
     /// Every object in `v` with one field removed, or replaced by a value of another type.
     fn mutations(v: &Value) -> Vec<Value> {
-        let odd = [json!(null), json!("x"), json!(-1), json!(1.5), json!(5_000_000_000u64), json!([1]), json!([1, 2, 3]), json!({}), json!(true)];
+        let odd = [
+            json!(null),
+            json!("x"),
+            json!(-1),
+            json!(1.5),
+            json!(5_000_000_000u64),
+            json!([1]),
+            json!([1, 2, 3]),
+            json!({}),
+            json!(true),
+        ];
         let mut out = Vec::new();
         match v {
             Value::Object(m) => {
@@ -684,13 +731,19 @@ mod tests {
     /// The derived impls also read a struct from an array of its fields in order; nothing
     /// writes that form, and it is not accepted any more.
     fn arrays_as_structs<T>(r: &Result<T, serde_json::Error>) -> bool {
-        r.as_ref().is_err_and(|e| e.to_string().starts_with("invalid type: sequence, expected struct"))
+        r.as_ref()
+            .is_err_and(|e| e.to_string().starts_with("invalid type: sequence, expected struct"))
     }
 
     #[test]
     fn hand_written_deserialization_matches_the_derived_one() {
         let mut all = session();
-        all.push(serde_json::from_value(json!({"id":"k","parentId":"e","type":"compaction","firstKeptEntryId":"e","range":[3,9],"seq":4})).unwrap());
+        all.push(
+            serde_json::from_value(
+                json!({"id":"k","parentId":"e","type":"compaction","firstKeptEntryId":"e","range":[3,9],"seq":4}),
+            )
+            .unwrap(),
+        );
         let idx = SessionIndex::build(&all);
         let index = serde_json::to_value(&idx).unwrap();
         let back: SessionIndex = serde_json::from_str(&index.to_string()).unwrap();
@@ -704,8 +757,39 @@ mod tests {
                 continue;
             }
             match (ours, theirs) {
-                (Ok(a), Ok(b)) => assert_eq!(format!("{:?}", (a.version, a.tip, a.turns.len(), a.prev_user, a.turns.first().map(|t| (t.tokens.total, t.entries.len(), t.started_at.clone(), t.compacted)))),
-                                             format!("{:?}", (b.version, b.tip, b.turns.len(), b.prev_user, b.turns.first().map(|t| (t.tokens.total, t.entries.len(), t.started_at.clone(), t.compacted)))), "{text}"),
+                (Ok(a), Ok(b)) => assert_eq!(
+                    format!(
+                        "{:?}",
+                        (
+                            a.version,
+                            a.tip,
+                            a.turns.len(),
+                            a.prev_user,
+                            a.turns.first().map(|t| (
+                                t.tokens.total,
+                                t.entries.len(),
+                                t.started_at.clone(),
+                                t.compacted
+                            ))
+                        )
+                    ),
+                    format!(
+                        "{:?}",
+                        (
+                            b.version,
+                            b.tip,
+                            b.turns.len(),
+                            b.prev_user,
+                            b.turns.first().map(|t| (
+                                t.tokens.total,
+                                t.entries.len(),
+                                t.started_at.clone(),
+                                t.compacted
+                            ))
+                        )
+                    ),
+                    "{text}"
+                ),
                 (Err(a), Err(b)) => assert_eq!(message(a), message(b), "{text}"),
                 (a, b) => panic!("{text}: ours {:?}, derived {:?}", a.map(|_| ()), b.map(|_| ())),
             }
@@ -721,8 +805,30 @@ mod tests {
             }
             match (ours, theirs) {
                 (Ok(a), Ok(b)) => assert_eq!(
-                    format!("{:?}", (a.id, a.parent_id, a.kind, a.message, a.range, a.seq, a.first_kept_entry_id)),
-                    format!("{:?}", (b.id, b.parent_id, b.kind, b.message, b.range, b.seq, b.first_kept_entry_id)),
+                    format!(
+                        "{:?}",
+                        (
+                            a.id,
+                            a.parent_id,
+                            a.kind,
+                            a.message,
+                            a.range,
+                            a.seq,
+                            a.first_kept_entry_id
+                        )
+                    ),
+                    format!(
+                        "{:?}",
+                        (
+                            b.id,
+                            b.parent_id,
+                            b.kind,
+                            b.message,
+                            b.range,
+                            b.seq,
+                            b.first_kept_entry_id
+                        )
+                    ),
                     "{text}"
                 ),
                 (Err(a), Err(b)) => assert_eq!(message(a), message(b), "{text}"),

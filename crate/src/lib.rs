@@ -74,7 +74,11 @@ pub fn clean_messages(messages: &[Value], config: &config::CleanConfig) -> Clean
 pub fn clean_history(messages: &[Value], config: &config::CleanConfig, complete: bool) -> CleanResult {
     let cleaned = clean::clean_history(messages, config, complete);
     match gate::check(messages, &cleaned.steps, cleaned.frontier.loop_start) {
-        Ok(()) => CleanResult { steps: cleaned.steps, stats: cleaned.stats, fallback: None },
+        Ok(()) => CleanResult {
+            steps: cleaned.steps,
+            stats: cleaned.stats,
+            fallback: None,
+        },
         Err(refusal) => {
             let tokens = tokens::messages(messages);
             let stats = clean::CleanStats {
@@ -99,7 +103,11 @@ pub fn clean_history(messages: &[Value], config: &config::CleanConfig, complete:
 pub fn clean_json(input: &str) -> Result<String, Error> {
     let req: CleanRequest = serde_json::from_str(input)?;
     let cfg = config::Config::from_json(&req.config)?;
-    Ok(serde_json::to_string(&clean_history(&req.messages, &cfg.clean(), req.history_complete))?)
+    Ok(serde_json::to_string(&clean_history(
+        &req.messages,
+        &cfg.clean(),
+        req.history_complete,
+    ))?)
 }
 
 /// A one-shot assemble over a whole transcript (see [`session::OneShot`]).
@@ -122,7 +130,11 @@ pub fn summarize_json(input: &str) -> Result<String, Error> {
         120
     }
     let r: Req = serde_json::from_str(input)?;
-    Ok(summary::extractive(&summary::SummaryInput { turn_id: &r.turn_id, messages: &r.messages, max_tokens: r.max_tokens }))
+    Ok(summary::extractive(&summary::SummaryInput {
+        turn_id: &r.turn_id,
+        messages: &r.messages,
+        max_tokens: r.max_tokens,
+    }))
 }
 
 /// Estimated tokens of a JSON message array.

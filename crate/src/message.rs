@@ -237,15 +237,29 @@ mod tests {
         assert_eq!(kind(&json!({"role":"user","content":"hi"})), Kind::User);
         assert_eq!(kind(&json!({"role":"custom","customType":"x"})), Kind::Other);
         let oa = json!({"role":"assistant","tool_calls":[{"id":"c1","function":{"name":"f"}}]});
-        assert_eq!(tool_calls(&oa), vec![CallRef { id: "c1".into(), name: "f".into() }]);
+        assert_eq!(
+            tool_calls(&oa),
+            vec![CallRef {
+                id: "c1".into(),
+                name: "f".into()
+            }]
+        );
     }
 
     #[test]
     fn empty_assistant_rules() {
         assert!(is_empty_assistant(&json!({"role":"assistant","content":[]})));
-        assert!(is_empty_assistant(&json!({"role":"assistant","content":[{"type":"thinking","thinking":"x"}]})));
-        assert!(is_empty_assistant(&json!({"role":"assistant","content":[{"type":"text","text":"  "}]})));
-        assert!(!is_empty_assistant(&json!({"role":"assistant","content":[{"type":"text","text":"ok"}]})));
-        assert!(!is_empty_assistant(&json!({"role":"assistant","content":null,"tool_calls":[{"id":"a"}]})));
+        assert!(is_empty_assistant(
+            &json!({"role":"assistant","content":[{"type":"thinking","thinking":"x"}]})
+        ));
+        assert!(is_empty_assistant(
+            &json!({"role":"assistant","content":[{"type":"text","text":"  "}]})
+        ));
+        assert!(!is_empty_assistant(
+            &json!({"role":"assistant","content":[{"type":"text","text":"ok"}]})
+        ));
+        assert!(!is_empty_assistant(
+            &json!({"role":"assistant","content":null,"tool_calls":[{"id":"a"}]})
+        ));
     }
 }

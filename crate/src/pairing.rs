@@ -51,12 +51,7 @@ impl Pairing {
 
     /// The assistant message index whose call result `i` answers (first paired slot).
     pub fn issuer_of(&self, i: usize) -> Option<usize> {
-        self.call_of
-            .get(i)?
-            .iter()
-            .flatten()
-            .map(|(m, _)| *m)
-            .next()
+        self.call_of.get(i)?.iter().flatten().map(|(m, _)| *m).next()
     }
 
     /// Messages holding results for the calls of assistant message `i`.

@@ -160,7 +160,8 @@ pub fn pinned(pins: &Pins, id: &str, turn: &[Value]) -> bool {
     tool_hit
         || pins.patterns.iter().any(|pat| {
             let pat = pat.to_lowercase();
-            turn.iter().any(|m| turns::visible_text(m).to_lowercase().contains(&pat))
+            turn.iter()
+                .any(|m| turns::visible_text(m).to_lowercase().contains(&pat))
         })
 }
 
@@ -199,7 +200,9 @@ pub fn prune(req: &PruneRequest) -> Result<PruneResult, Error> {
     let messages = &req.messages;
     match req.strategy {
         Strategy::SlidingWindow if req.keep_messages.is_none() => {
-            return Err(Error::Input("sliding-window needs keepMessages (how many recent messages to keep)".into()))
+            return Err(Error::Input(
+                "sliding-window needs keepMessages (how many recent messages to keep)".into(),
+            ))
         }
         Strategy::Fifo | Strategy::Importance if req.target_tokens.is_none() && req.max_turns.is_none() => {
             return Err(Error::Input(format!(
@@ -218,7 +221,10 @@ pub fn prune(req: &PruneRequest) -> Result<PruneResult, Error> {
     let n = spans.len();
     let id_of = |k: usize| -> String {
         let hex = format!("{:016x}", spans[k].key);
-        req.ids_by_key.get(&hex).cloned().unwrap_or_else(|| turns::hash_id(spans[k].key))
+        req.ids_by_key
+            .get(&hex)
+            .cloned()
+            .unwrap_or_else(|| turns::hash_id(spans[k].key))
     };
     let ids: Vec<String> = (0..n).map(id_of).collect();
     let cost = |k: usize| -> usize {
@@ -233,7 +239,9 @@ pub fn prune(req: &PruneRequest) -> Result<PruneResult, Error> {
 
     // Which turns may go.
     let protected_from = n.saturating_sub(req.protect_recent_turns.max(1));
-    let live_turn = spans.iter().position(|s| s.range.contains(&fr.index) || fr.loop_start.is_some_and(|l| s.range.contains(&l)));
+    let live_turn = spans
+        .iter()
+        .position(|s| s.range.contains(&fr.index) || fr.loop_start.is_some_and(|l| s.range.contains(&l)));
     let exclude: HashSet<&str> = req.exclude.iter().map(String::as_str).collect();
     let mut skipped = Skipped::default();
     let mut blocked = vec![false; n];
@@ -319,7 +327,14 @@ pub fn prune(req: &PruneRequest) -> Result<PruneResult, Error> {
                 continue;
             }
             chosen.push(u);
-            if gated && gate::check(messages, &plan(messages, &units, &chosen, req.preserve_system_messages), fr.loop_start).is_err() {
+            if gated
+                && gate::check(
+                    messages,
+                    &plan(messages, &units, &chosen, req.preserve_system_messages),
+                    fr.loop_start,
+                )
+                .is_err()
+            {
                 chosen.pop();
                 *skipped_gate += 1;
                 continue;
@@ -442,7 +457,10 @@ mod tests {
         let mut r = req(m.clone(), Strategy::Fifo);
         r.max_turns = Some(2);
         let out = prune(&r).unwrap();
-        assert_eq!(first_texts(&out, &m), vec!["question 0 about topic 0", "question 1 about topic 1"]);
+        assert_eq!(
+            first_texts(&out, &m),
+            vec!["question 0 about topic 0", "question 1 about topic 1"]
+        );
         assert_eq!(out.messages, (0..8).collect::<Vec<_>>());
         assert_eq!(out.messages_after, 16);
         assert!(gate::check(&m, &out.steps, None).is_ok());
@@ -506,7 +524,14 @@ mod tests {
         let mut r = req(m.clone(), Strategy::SlidingWindow);
         r.keep_messages = Some(10); // the window starts inside turn 3 (messages 14..24)
         let out = prune(&r).unwrap();
-        assert_eq!(first_texts(&out, &m), vec!["question 0 about topic 0", "question 1 about topic 1", "question 2 about topic 2"]);
+        assert_eq!(
+            first_texts(&out, &m),
+            vec![
+                "question 0 about topic 0",
+                "question 1 about topic 1",
+                "question 2 about topic 2"
+            ]
+        );
         assert!(out.target_met);
         assert!(out.messages_after >= 10);
         let mut r = req(m, Strategy::SlidingWindow);
@@ -599,17 +624,23 @@ mod tests {
     #[test]
     fn json_boundary_validates() {
         let m = session(3);
-        let ok = prune_json(&json!({"messages": m, "strategy": "fifo", "maxTurns": 1, "protectRecentTurns": 1}).to_string()).unwrap();
+        let ok =
+            prune_json(&json!({"messages": m, "strategy": "fifo", "maxTurns": 1, "protectRecentTurns": 1}).to_string())
+                .unwrap();
         let v: Value = serde_json::from_str(&ok).unwrap();
         assert_eq!(v["strategy"], "fifo");
         assert_eq!(v["turnIds"].as_array().unwrap().len(), 1);
         let e = prune_json(&json!({"messages": [], "strategy": "lru"}).to_string()).unwrap_err();
         assert!(e.to_string().contains("lru"), "{e}");
-        let e = prune_json(&json!({"messages": [], "strategy": "fifo", "maxTurns": 1, "bogus": 1}).to_string()).unwrap_err();
+        let e = prune_json(&json!({"messages": [], "strategy": "fifo", "maxTurns": 1, "bogus": 1}).to_string())
+            .unwrap_err();
         assert!(e.to_string().contains("bogus"), "{e}");
         assert!(prune_json(&json!({"messages": [], "strategy": "fifo"}).to_string()).is_err());
         // empty input is fine
-        let v: Value = serde_json::from_str(&prune_json(&json!({"messages": [], "strategy": "importance", "targetTokens": 0}).to_string()).unwrap()).unwrap();
+        let v: Value = serde_json::from_str(
+            &prune_json(&json!({"messages": [], "strategy": "importance", "targetTokens": 0}).to_string()).unwrap(),
+        )
+        .unwrap();
         assert_eq!(v["messagesAfter"], 0);
     }
 }

@@ -129,14 +129,26 @@ impl Session {
     pub fn rebuild(&mut self, entries: &[Entry]) -> IndexUpdate {
         self.index = SessionIndex::build(entries);
         self.reset_segmenter();
-        IndexUpdate { turns: self.index.turns.len(), new_turns: self.index.turns.len(), rewrite: None }
+        IndexUpdate {
+            turns: self.index.turns.len(),
+            new_turns: self.index.turns.len(),
+            rewrite: None,
+        }
     }
 
     /// Appends entries newer than the last ones seen.
     pub fn append(&mut self, entries: &[Entry]) -> IndexUpdate {
         match self.index.append(entries) {
-            Ok(new_turns) => IndexUpdate { turns: self.index.turns.len(), new_turns, rewrite: None },
-            Err(r) => IndexUpdate { turns: self.index.turns.len(), new_turns: 0, rewrite: Some(r) },
+            Ok(new_turns) => IndexUpdate {
+                turns: self.index.turns.len(),
+                new_turns,
+                rewrite: None,
+            },
+            Err(r) => IndexUpdate {
+                turns: self.index.turns.len(),
+                new_turns: 0,
+                rewrite: Some(r),
+            },
         }
     }
 
@@ -157,7 +169,11 @@ impl Session {
                 break;
             }
             let tools: Vec<String> = t.tools.clone();
-            self.segmenter.push(TurnText { user: &t.topic_user, assistant: &t.topic_assistant, tools: &tools });
+            self.segmenter.push(TurnText {
+                user: &t.topic_user,
+                assistant: &t.topic_assistant,
+                tools: &tools,
+            });
             self.fed += 1;
             self.topics_cache = None;
         }
@@ -180,7 +196,10 @@ impl Session {
     pub fn heuristic_subtopics(&mut self) -> BTreeMap<String, String> {
         self.feed();
         let coarse = self.segmenter.config();
-        let fine = TopicConfig { similarity_threshold: (coarse.similarity_threshold * 3.0).min(1.0), ..coarse };
+        let fine = TopicConfig {
+            similarity_threshold: (coarse.similarity_threshold * 3.0).min(1.0),
+            ..coarse
+        };
         self.segmenter.set_config(fine);
         let (fine_topics, fine_of) = (self.segmenter.topics(), self.segmenter.topic_of_turns());
         self.segmenter.set_config(coarse);
@@ -245,14 +264,29 @@ impl Session {
     fn context(&mut self, messages: &[Value], prompt: Option<&str>) -> Context {
         let (topics, topic_of_indexed) = self.topics();
         let ids_by_key = self.index.ids_by_key();
-        let pos_by_id: HashMap<&str, usize> =
-            self.index.turns.iter().enumerate().map(|(i, t)| (t.id.as_str(), i)).collect();
+        let pos_by_id: HashMap<&str, usize> = self
+            .index
+            .turns
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.id.as_str(), i))
+            .collect();
         let (_, spans) = turns::split(messages);
-        let mut ctx = Context { topic_labels: topics.iter().map(|t| t.label.clone()).collect(), ..Default::default() };
+        let mut ctx = Context {
+            topic_labels: topics.iter().map(|t| t.label.clone()).collect(),
+            ..Default::default()
+        };
         let mut last_topic = 0usize;
         for span in &spans {
-            let id = ids_by_key.get(&span.key).cloned().unwrap_or_else(|| turns::hash_id(span.key));
-            let topic = pos_by_id.get(id.as_str()).and_then(|&p| topic_of_indexed.get(p)).copied().unwrap_or(last_topic);
+            let id = ids_by_key
+                .get(&span.key)
+                .cloned()
+                .unwrap_or_else(|| turns::hash_id(span.key));
+            let topic = pos_by_id
+                .get(id.as_str())
+                .and_then(|&p| topic_of_indexed.get(p))
+                .copied()
+                .unwrap_or(last_topic);
             last_topic = topic;
             ctx.subtopic_of.push(self.subtopics.get(&id).cloned());
             if self.pinned(&id, messages, span.range.clone()) {
@@ -310,20 +344,32 @@ impl Session {
         }
         let turn = &messages[range];
         let tool_hit = turn.iter().any(|m| {
-            crate::message::tool_calls(m).iter().any(|c| self.pins.tools.contains(&c.name))
-                || self.pins.tools.iter().any(|t| crate::message::str_field(m, "toolName") == t)
+            crate::message::tool_calls(m)
+                .iter()
+                .any(|c| self.pins.tools.contains(&c.name))
+                || self
+                    .pins
+                    .tools
+                    .iter()
+                    .any(|t| crate::message::str_field(m, "toolName") == t)
         });
         tool_hit
             || self.pins.patterns.iter().any(|pat| {
                 let pat = pat.to_lowercase();
-                turn.iter().any(|m| turns::visible_text(m).to_lowercase().contains(&pat))
+                turn.iter()
+                    .any(|m| turns::visible_text(m).to_lowercase().contains(&pat))
             })
     }
 }
 
 /// Merges each topic whose first turn is in `merged` into the topic before it (the earlier
 /// topic keeps its label), renumbering topics in order.
-fn merge_boundaries(topics: Vec<Topic>, of: Vec<usize>, index: &SessionIndex, merged: &HashSet<String>) -> (Vec<Topic>, Vec<usize>) {
+fn merge_boundaries(
+    topics: Vec<Topic>,
+    of: Vec<usize>,
+    index: &SessionIndex,
+    merged: &HashSet<String>,
+) -> (Vec<Topic>, Vec<usize>) {
     if merged.is_empty() || topics.is_empty() {
         return (topics, of);
     }
@@ -434,7 +480,11 @@ impl OneShot {
         s.set_summaries(self.summaries.into_iter().collect());
         s.set_folded(self.folded);
         s.set_pins(self.pins);
-        Ok(s.assemble(&AssembleRequest { messages: self.messages, prompt: self.prompt, budget: self.budget }))
+        Ok(s.assemble(&AssembleRequest {
+            messages: self.messages,
+            prompt: self.prompt,
+            budget: self.budget,
+        }))
     }
 }
 
@@ -449,7 +499,11 @@ pub fn synthetic_entries(messages: &[Value]) -> Vec<Entry> {
             format!("m{i}")
         };
         // Ids must be unique: suffix repeats.
-        let id = if out.iter().any(|e: &Entry| e.id.as_deref() == Some(id.as_str())) { format!("{id}-{i}") } else { id };
+        let id = if out.iter().any(|e: &Entry| e.id.as_deref() == Some(id.as_str())) {
+            format!("{id}-{i}")
+        } else {
+            id
+        };
         out.push(Entry {
             id: Some(id.clone()),
             parent_id: parent.clone(),

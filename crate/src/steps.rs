@@ -22,12 +22,18 @@ pub struct Step {
 impl Step {
     /// Keep input message `i` unchanged.
     pub fn keep(i: usize) -> Step {
-        Step { source: Some(i), message: None }
+        Step {
+            source: Some(i),
+            message: None,
+        }
     }
 
     /// Replace input message `i` with `message`.
     pub fn replace(i: usize, message: Value) -> Step {
-        Step { source: Some(i), message: Some(message) }
+        Step {
+            source: Some(i),
+            message: Some(message),
+        }
     }
 
     /// The message this step stands for.

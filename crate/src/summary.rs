@@ -107,10 +107,7 @@ pub fn extractive(input: &SummaryInput) -> String {
 
     let ask_src = brief(&s.asks.join(" / "), SOURCE_CHARS);
     let answer_src = brief(&s.answer, SOURCE_CHARS);
-    let ask = shorten(
-        &ask_src,
-        chars_for_tokens(&ask_src, room.saturating_mul(3) / 10),
-    );
+    let ask = shorten(&ask_src, chars_for_tokens(&ask_src, room.saturating_mul(3) / 10));
     let answer = shorten(
         &answer_src,
         chars_for_tokens(&answer_src, room.saturating_mul(35) / 100),
@@ -132,13 +129,7 @@ pub fn extractive(input: &SummaryInput) -> String {
     let did: Vec<String> = s
         .tool_counts
         .iter()
-        .map(|(name, n)| {
-            if *n > 1 {
-                format!("{name} ×{n}")
-            } else {
-                name.clone()
-            }
-        })
+        .map(|(name, n)| if *n > 1 { format!("{name} ×{n}") } else { name.clone() })
         .collect();
     let mut dates_numbers = fresh(&f.dates, 6, ITEM_CHARS);
     dates_numbers.extend(fresh(&f.numbers, 8, ITEM_CHARS));
@@ -155,12 +146,7 @@ pub fn extractive(input: &SummaryInput) -> String {
         Line::items("Numbers/dates", dates_numbers, ", ", 40),
         Line::items("Names", fresh(&f.names, 8, ITEM_CHARS), ", ", 45),
         Line::items("Links", fresh(&f.urls, 3, ITEM_CHARS), ", ", 30),
-        Line::items(
-            "Decisions",
-            fresh(&f.decisions, 3, SHOWN_ITEM_CHARS),
-            "; ",
-            55,
-        ),
+        Line::items("Decisions", fresh(&f.decisions, 3, SHOWN_ITEM_CHARS), "; ", 55),
     ];
     fit(&mut lines, max);
     let out = render(&lines);
@@ -262,9 +248,7 @@ fn content_text(content: Option<&Value>) -> String {
             for p in parts {
                 match p {
                     Value::String(t) => append(&mut out, t),
-                    _ if message::part_kind(p) == PartKind::Text => {
-                        append(&mut out, message::str_field(p, "text"))
-                    }
+                    _ if message::part_kind(p) == PartKind::Text => append(&mut out, message::str_field(p, "text")),
                     _ => {}
                 }
             }
@@ -355,10 +339,7 @@ fn scan_assistant(msg: &Value, s: &mut Scan) {
 
     let error_message = message::str_field(msg, "errorMessage");
     if !error_message.trim().is_empty() {
-        add_text(
-            &mut s.facts.errors,
-            &format!("model error: {error_message}"),
-        );
+        add_text(&mut s.facts.errors, &format!("model error: {error_message}"));
     }
 
     let text = hostmeta::strip_directives(&text);
@@ -522,28 +503,28 @@ fn offset(text: &str, sub: &str) -> usize {
 fn is_delim(c: char) -> bool {
     matches!(
         c,
-        '"' | '('
-            | ')'
-            | '['
-            | ']'
-            | '{'
-            | '}'
-            | '<'
-            | '>'
-            | ','
-            | ';'
-            | '|'
-            | '='
-            | '*'
-            | '“'
-            | '”'
-            | '«'
-            | '»'
+        '"' | '(' | ')' | '[' | ']' | '{' | '}' | '<' | '>' | ',' | ';' | '|' | '=' | '*' | '“' | '”' | '«' | '»'
     )
 }
 
 fn starts_with_ci(s: &str, prefix: &str) -> bool {
     s.len() >= prefix.len() && s.as_bytes()[..prefix.len()].eq_ignore_ascii_case(prefix.as_bytes())
+}
+
+/// The entries of a word list written as one string, one space between entries (a table of
+/// string slices costs 8 bytes of wasm per entry on top of the text).
+fn words_in(list: &'static str) -> std::str::Split<'static, char> {
+    list.split(' ')
+}
+
+/// The entries of a list of phrases written as one string, separated by `|`.
+fn phrases_in(list: &'static str) -> std::str::Split<'static, char> {
+    list.split('|')
+}
+
+/// Whether `word` is an entry of the word list `list`.
+fn listed(list: &'static str, word: &str) -> bool {
+    words_in(list).any(|w| w == word)
 }
 
 /// The largest char boundary at or below `max`.
@@ -645,8 +626,7 @@ fn words(text: &str) -> Vec<Word<'_>> {
             let (core, trail_trimmed, ends_sentence) = trim_word(raw);
             let next = rest[len..].chars().next();
             let after_core = &raw[offset(raw, core) + core.len()..];
-            let label = after_core.contains(':')
-                || rest[len..].trim_start_matches(['*', ' ']).starts_with(':');
+            let label = after_core.contains(':') || rest[len..].trim_start_matches(['*', ' ']).starts_with(':');
             if core.chars().any(char::is_alphanumeric) {
                 let start = offset(text, core);
                 out.push(Word {
@@ -709,11 +689,7 @@ fn trim_word(raw: &str) -> (&str, bool, bool) {
     let trailing = &lead[core.len()..];
     let ends_sentence = trailing.contains(['.', '!', '?', '…', ':']);
     // Markdown emphasis: `_word_`.
-    if core.len() > 2
-        && core.starts_with('_')
-        && core.ends_with('_')
-        && !core[1..core.len() - 1].contains('_')
-    {
+    if core.len() > 2 && core.starts_with('_') && core.ends_with('_') && !core[1..core.len() - 1].contains('_') {
         core = &core[1..core.len() - 1];
     }
     (core, !trailing.is_empty(), ends_sentence)
@@ -815,9 +791,7 @@ fn flush_name(text: &str, run: Option<(usize, usize, usize, usize)>, f: &mut Fac
 /// Two words separated only by spaces or a comma (a date's parts).
 fn adjacent(text: &str, a: &Word, b: &Word) -> bool {
     match text.get(a.end..b.start) {
-        Some(gap) => {
-            !gap.is_empty() && gap.len() <= 3 && gap.bytes().all(|c| c == b' ' || c == b',')
-        }
+        Some(gap) => !gap.is_empty() && gap.len() <= 3 && gap.bytes().all(|c| c == b' ' || c == b','),
         None => false,
     }
 }
@@ -826,11 +800,7 @@ fn adjacent(text: &str, a: &Word, b: &Word) -> bool {
 fn is_day(s: &str) -> bool {
     let digits = s.trim_end_matches(|c: char| c.is_ascii_alphabetic());
     let suffix = &s[digits.len()..];
-    if !(suffix.is_empty()
-        || ["st", "nd", "rd", "th"]
-            .iter()
-            .any(|x| suffix.eq_ignore_ascii_case(x)))
-    {
+    if !(suffix.is_empty() || ["st", "nd", "rd", "th"].iter().any(|x| suffix.eq_ignore_ascii_case(x))) {
         return false;
     }
     (1..=2).contains(&digits.len())
@@ -839,9 +809,7 @@ fn is_day(s: &str) -> bool {
 }
 
 fn is_year(s: &str) -> bool {
-    s.len() == 4
-        && s.bytes().all(|b| b.is_ascii_digit())
-        && s.parse::<u32>().is_ok_and(|y| (1000..=2999).contains(&y))
+    s.len() == 4 && s.bytes().all(|b| b.is_ascii_digit()) && s.parse::<u32>().is_ok_and(|y| (1000..=2999).contains(&y))
 }
 
 /// A date spread over several words (`7 May 2023`, `7th of May`, `May 7, 2023`, `May 2023`)
@@ -851,8 +819,7 @@ fn multi_date(ws: &[Word], i: usize, text: &str) -> Option<(String, usize)> {
         return Some(d);
     }
     let a = &ws[i];
-    let span =
-        |last: usize| -> String { clean_inline(text.get(a.start..ws[last].end).unwrap_or("")) };
+    let span = |last: usize| -> String { clean_inline(text.get(a.start..ws[last].end).unwrap_or("")) };
     let adj = |x: usize| x + 1 < ws.len() && adjacent(text, &ws[x], &ws[x + 1]);
     if is_day(a.core) {
         let mut j = i + 1;
@@ -937,9 +904,7 @@ fn is_date(w: &str) -> bool {
     let n = |g: &str| g.parse::<u32>().unwrap_or(0);
     let (a, b, c) = (groups[0], groups[1], groups[2]);
     if a.len() == 4 && b.len() <= 2 && c.len() <= 2 {
-        return (1000..=2999).contains(&n(a))
-            && (1..=12).contains(&n(b))
-            && (1..=31).contains(&n(c));
+        return (1000..=2999).contains(&n(a)) && (1..=12).contains(&n(b)) && (1..=31).contains(&n(c));
     }
     c.len() == 4
         && a.len() <= 2
@@ -951,16 +916,11 @@ fn is_date(w: &str) -> bool {
 }
 
 #[rustfmt::skip]
-const KNOWN_EXT: &[&str] = &[
-    "rs", "toml", "md", "mdx", "json", "jsonl", "json5", "yaml", "yml", "txt", "py", "pyi",
-    "ipynb", "ts", "tsx", "js", "jsx", "mjs", "cjs", "go", "java", "kt", "c", "h", "cc", "cpp",
-    "hpp", "cs", "rb", "php", "sh", "bash", "zsh", "ps1", "html", "htm", "css", "scss", "sql",
-    "lock", "xml", "csv", "tsv", "log", "ini", "cfg", "conf", "env", "swift", "vue", "svelte",
-    "lua", "zig", "dart", "ex", "exs", "hs", "ml", "scala", "pdf", "png", "jpg", "jpeg", "gif",
-    "svg", "webp", "mp3", "mp4", "wav", "zip", "gz", "tgz", "tar", "exe", "dll", "so", "dylib",
-    "wasm", "proto", "graphql", "gradle", "plist", "db", "sqlite", "docx", "xlsx", "pptx", "patch",
-    "diff",
-];
+const KNOWN_EXT: &str = "rs toml md mdx json jsonl json5 yaml yml txt py pyi ipynb ts tsx js jsx mjs cjs go java \
+    kt c h cc cpp hpp cs rb php sh bash zsh ps1 html htm css scss sql lock xml csv tsv log \
+    ini cfg conf env swift vue svelte lua zig dart ex exs hs ml scala pdf png jpg jpeg gif \
+    svg webp mp3 mp4 wav zip gz tgz tar exe dll so dylib wasm proto graphql gradle plist db \
+    sqlite docx xlsx pptx patch diff";
 
 /// `(stem, ext)` when the segment ends in a plausible extension.
 fn split_ext(seg: &str) -> Option<(&str, &str)> {
@@ -977,9 +937,7 @@ fn strip_line_suffix(w: &str) -> &str {
     let mut s = w;
     for _ in 0..2 {
         match s.rsplit_once(':') {
-            Some((head, tail)) if !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit()) => {
-                s = head
-            }
+            Some((head, tail)) if !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit()) => s = head,
             _ => break,
         }
     }
@@ -991,11 +949,7 @@ fn is_path(w: &str) -> bool {
     if w.len() < 3 || w.contains("://") || w.starts_with('-') {
         return false;
     }
-    if !w
-        .chars()
-        .all(|c| c.is_alphanumeric() || "/\\._-~@+%:#$".contains(c))
-        || !w.chars().any(char::is_alphabetic)
-    {
+    if !w.chars().all(|c| c.is_alphanumeric() || "/\\._-~@+%:#$".contains(c)) || !w.chars().any(char::is_alphabetic) {
         return false;
     }
     let b = w.as_bytes();
@@ -1012,9 +966,7 @@ fn is_path(w: &str) -> bool {
     let slashes = bare.matches('/').count();
     let last = bare.rsplit('/').next().unwrap_or("");
     if let Some(rest) = bare.strip_prefix('/') {
-        return !rest.is_empty()
-            && !bare.contains("//")
-            && (slashes >= 2 || split_ext(last).is_some());
+        return !rest.is_empty() && !bare.contains("//") && (slashes >= 2 || split_ext(last).is_some());
     }
     if slashes >= 1 {
         let inner = bare.strip_suffix('/').unwrap_or(bare);
@@ -1027,40 +979,31 @@ fn is_path(w: &str) -> bool {
         Some((stem, ext)) => {
             let ext = ext.to_ascii_lowercase();
             let product = ext == "js" && stem.starts_with(|c: char| c.is_ascii_uppercase());
-            KNOWN_EXT.contains(&ext.as_str())
+            listed(KNOWN_EXT, &ext)
                 && !product
-                && stem
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b))
+                && stem.bytes().all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b))
         }
         None => false,
     }
 }
 
 #[rustfmt::skip]
-const UNIT_WORDS: &[&str] = &[
-    "test", "tests", "passed", "failed", "failing", "ignored", "skipped", "errors", "error",
-    "warnings", "warning", "files", "file", "lines", "items", "turns", "messages", "tokens",
-    "bytes", "kb", "mb", "gb", "tb", "ms", "s", "sec", "secs", "seconds", "second", "min", "mins",
-    "minutes", "minute", "hours", "hour", "hrs", "h", "days", "day", "weeks", "week", "months",
-    "month", "years", "year", "yrs", "people", "persons", "users", "times", "percent", "dollars",
-    "dollar", "usd", "eur", "euros", "euro", "gbp", "cents", "cent", "yuan", "rmb", "km", "miles",
-    "mi", "kg", "lbs", "lb", "g", "cm", "mm", "ft", "feet", "meters", "metres", "points", "pts",
-    "rows", "records", "commits", "retries", "attempts", "requests", "calls", "steps", "pages",
-    "words", "chars", "characters", "kids", "children", "am", "pm", "k", "x",
-];
-const ATTACHED_UNITS: &[&str] = &[
-    "ms", "s", "sec", "secs", "min", "mins", "h", "hr", "hrs", "d", "k", "m", "b", "bn", "kb",
-    "mb", "gb", "tb", "kib", "mib", "gib", "px", "pt", "em", "rem", "x", "fps", "hz", "khz", "mhz",
-    "ghz", "kg", "g", "mg", "lb", "lbs", "km", "cm", "mm", "mi", "ft", "ml", "l", "am", "pm", "w",
-    "kw", "kwh", "mbps", "gbps", "usd", "eur", "°c", "°f",
-];
+const UNIT_WORDS: &str = "test tests passed failed failing ignored skipped errors error warnings warning files \
+    file lines items turns messages tokens bytes kb mb gb tb ms s sec secs seconds second \
+    min mins minutes minute hours hour hrs h days day weeks week months month years year yrs \
+    people persons users times percent dollars dollar usd eur euros euro gbp cents cent yuan \
+    rmb km miles mi kg lbs lb g cm mm ft feet meters metres points pts rows records commits \
+    retries attempts requests calls steps pages words chars characters kids children am pm k \
+    x";
+#[rustfmt::skip]
+const ATTACHED_UNITS: &str = "ms s sec secs min mins h hr hrs d k m b bn kb mb gb tb kib mib gib px pt em rem x fps hz \
+    khz mhz ghz kg g mg lb lbs km cm mm mi ft ml l am pm w kw kwh mbps gbps usd eur °c °f";
 const CJK_UNITS: &[char] = &[
-    '元', '块', '角', '个', '次', '天', '年', '月', '日', '号', '岁', '人', '条', '位', '秒', '周',
-    '万', '亿', '千', '百', '倍', '米', '斤', '克', '项', '份', '件', '张', '页', '行', '％', '分',
-    '小', '公',
+    '元', '块', '角', '个', '次', '天', '年', '月', '日', '号', '岁', '人', '条', '位', '秒', '周', '万', '亿', '千',
+    '百', '倍', '米', '斤', '克', '项', '份', '件', '张', '页', '行', '％', '分', '小', '公',
 ];
-const CURRENCIES: &[&str] = &["US$", "$", "€", "£", "¥", "₹"];
+#[rustfmt::skip]
+const CURRENCIES: &str = "US$ $ € £ ¥ ₹";
 
 /// A number worth keeping at `ws[i]`: the text, whether it is "strong" (unit, money, percent,
 /// count), and how many words it used.
@@ -1069,7 +1012,7 @@ fn number(ws: &[Word], i: usize, text: &str) -> Option<(String, bool, usize)> {
     let core = w.core;
     let mut s = core;
     let mut money = false;
-    for c in CURRENCIES {
+    for c in words_in(CURRENCIES) {
         if let Some(rest) = s.strip_prefix(c) {
             s = rest;
             money = true;
@@ -1118,20 +1061,16 @@ fn number(ws: &[Word], i: usize, text: &str) -> Option<(String, bool, usize)> {
     }
     if !suffix.is_empty() {
         let l = suffix.to_ascii_lowercase();
-        return ATTACHED_UNITS
-            .contains(&l.as_str())
-            .then(|| (core.to_string(), true, 1));
+        return listed(ATTACHED_UNITS, &l).then(|| (core.to_string(), true, 1));
     }
     let zero = num.bytes().all(|c| !(b'1'..=b'9').contains(&c));
     // A unit right after it, CJK (`500元`, `3小时`) or a word (`12 passed`, `840 tokens`).
     let after = text.get(w.end..).unwrap_or("");
     if let Some(c) = after.chars().next().filter(|c| CJK_UNITS.contains(c)) {
-        let two = after.chars().nth(1).filter(|&d| {
-            matches!(
-                (c, d),
-                ('小', '时') | ('分', '钟') | ('公', '里') | ('公', '斤')
-            )
-        });
+        let two = after
+            .chars()
+            .nth(1)
+            .filter(|&d| matches!((c, d), ('小', '时') | ('分', '钟') | ('公', '里') | ('公', '斤')));
         return match (c, two) {
             ('小' | '公', None) => None,
             (_, Some(d)) => Some((format!("{core}{c}{d}"), true, 1)),
@@ -1140,10 +1079,7 @@ fn number(ws: &[Word], i: usize, text: &str) -> Option<(String, bool, usize)> {
     }
     if let Some(next) = ws.get(i + 1) {
         let unit = next.core.to_ascii_lowercase();
-        if adjacent(text, w, next)
-            && text.get(w.end..next.start) == Some(" ")
-            && UNIT_WORDS.contains(&unit.as_str())
-        {
+        if adjacent(text, w, next) && text.get(w.end..next.start) == Some(" ") && listed(UNIT_WORDS, &unit) {
             let counts_failure = matches!(unit.as_str(), "failed" | "failing" | "errors" | "error");
             if zero && !counts_failure {
                 return None;
@@ -1182,15 +1118,12 @@ fn is_camel(w: &str) -> bool {
     }
     b.windows(2)
         .any(|p| p[0].is_ascii_lowercase() && p[1].is_ascii_uppercase())
-        || b.windows(3).any(|p| {
-            p[0].is_ascii_uppercase() && p[1].is_ascii_uppercase() && p[2].is_ascii_lowercase()
-        })
+        || b.windows(3)
+            .any(|p| p[0].is_ascii_uppercase() && p[1].is_ascii_uppercase() && p[2].is_ascii_lowercase())
 }
 
 fn is_word_ident(w: &str) -> bool {
-    !w.is_empty()
-        && w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
-        && !w.as_bytes()[0].is_ascii_digit()
+    !w.is_empty() && w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') && !w.as_bytes()[0].is_ascii_digit()
 }
 
 /// A code identifier or an id: uuid, hash, `a::b`, snake_case, CamelCase, `abc123def`,
@@ -1219,14 +1152,9 @@ fn is_identifier(w: &str) -> bool {
         if !has_letter || b[0].is_ascii_digit() {
             return false;
         }
-        return (w.contains('_') && w.trim_matches('_').len() > 1)
-            || is_camel(w)
-            || (b.len() >= 6 && has_digit);
+        return (w.contains('_') && w.trim_matches('_').len() > 1) || is_camel(w) || (b.len() >= 6 && has_digit);
     }
-    if w.contains('.')
-        && b.iter()
-            .all(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.')
-    {
+    if w.contains('.') && b.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.') {
         let segs: Vec<&str> = w.split('.').collect();
         return segs.len() >= 2
             && segs.iter().all(|s| is_word_ident(s))
@@ -1250,24 +1178,17 @@ fn ident_like(w: &str) -> bool {
 }
 
 #[rustfmt::skip]
-const NAME_STOP: &[&str] = &[
-    "I", "I'm", "I've", "I'll", "I'd", "Im", "OK", "Ok", "Okay", "Yes", "No", "Hi", "Hey", "Hello",
-    "Thanks", "Thank", "Please", "Sure", "The", "A", "An", "And", "But", "Or", "So", "If", "Then",
-    "This", "That", "These", "Those", "It", "It's", "Its", "We", "You", "He", "She", "They", "My",
-    "Our", "Your", "His", "Her", "Their", "What", "When", "Where", "Why", "How", "Who", "Which",
-    "Also", "Just", "Note", "Oh", "Wow", "Great", "Good", "Nice", "Cool", "Well", "Error", "Result",
-    "Option", "Some", "None", "Err", "True", "False", "Null", "String", "Vec", "Self", "Done",
-    "Fixed", "Step", "Next", "Today", "Tomorrow", "Yesterday", "Asked", "Answer", "Did", "Files",
-    "Errors", "Ids", "Names", "Links", "Decisions",
-];
-const ACRONYM_STOP: &[&str] = &[
-    "TODO", "FIXME", "NOTE", "ERROR", "WARN", "WARNING", "INFO", "DEBUG", "TRACE", "FAILED",
-    "FAIL", "PASS", "PASSED", "THE", "AND", "API", "JSON", "HTTP", "HTTPS", "URL", "URI", "CLI",
-    "UTC", "GMT", "CPU", "GPU", "RAM", "SQL", "CSV", "HTML", "CSS", "PDF", "USD", "EUR", "LLM",
-    "FAQ", "ASAP", "FYI", "BTW", "LOL", "OMG", "IMO", "TBD", "YES", "NOT", "ALL", "NEW", "README",
-    "EOF", "NULL", "TRUE", "FALSE", "GET", "POST", "PUT", "DELETE", "UTF", "ASCII", "SSH", "TLS",
-    "SSL", "DNS", "TCP", "UDP",
-];
+const NAME_STOP: &str = "I I'm I've I'll I'd Im OK Ok Okay Yes No Hi Hey Hello Thanks Thank Please Sure The A An \
+    And But Or So If Then This That These Those It It's Its We You He She They My Our Your \
+    His Her Their What When Where Why How Who Which Also Just Note Oh Wow Great Good Nice \
+    Cool Well Error Result Option Some None Err True False Null String Vec Self Done Fixed \
+    Step Next Today Tomorrow Yesterday Asked Answer Did Files Errors Ids Names Links \
+    Decisions";
+#[rustfmt::skip]
+const ACRONYM_STOP: &str = "TODO FIXME NOTE ERROR WARN WARNING INFO DEBUG TRACE FAILED FAIL PASS PASSED THE AND API \
+    JSON HTTP HTTPS URL URI CLI UTC GMT CPU GPU RAM SQL CSV HTML CSS PDF USD EUR LLM FAQ \
+    ASAP FYI BTW LOL OMG IMO TBD YES NOT ALL NEW README EOF NULL TRUE FALSE GET POST PUT \
+    DELETE UTF ASCII SSH TLS SSL DNS TCP UDP";
 
 /// When `w` is a proper-name word, the end of the name (a possessive `'s` dropped).
 fn name_word(w: &Word) -> Option<usize> {
@@ -1283,25 +1204,16 @@ fn name_word(w: &Word) -> Option<usize> {
     }
     let end = w.start + base.len();
     let letters = base.bytes().filter(u8::is_ascii_alphabetic).count();
-    if base
-        .bytes()
-        .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit())
-    {
-        let acronym = letters >= 3 && count <= 8 && !ACRONYM_STOP.contains(&base);
+    if base.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit()) {
+        let acronym = letters >= 3 && count <= 8 && !listed(ACRONYM_STOP, base);
         return acronym.then_some(end);
     }
-    if w.sentence_start
-        || w.label
-        || NAME_STOP.contains(&base)
-        || is_month(base)
-        || WEEKDAYS.contains(&base)
-    {
+    if w.sentence_start || w.label || listed(NAME_STOP, base) || is_month(base) || WEEKDAYS.contains(&base) {
         return None;
     }
     let proper = base.split('-').all(|seg| {
         let mut cs = seg.chars();
-        cs.next().is_some_and(char::is_uppercase)
-            && cs.all(|c| c.is_lowercase() || c == '\'' || c == '’')
+        cs.next().is_some_and(char::is_uppercase) && cs.all(|c| c.is_lowercase() || c == '\'' || c == '’')
     });
     proper.then_some(end)
 }
@@ -1337,14 +1249,11 @@ fn sentences(s: &str) -> Vec<&str> {
     out
 }
 
-const DECISION_WORDS: &[&str] = &[
-    "decided", "decide", "decision", "will", "i'll", "we'll", "should", "let's", "fixed", "chose",
-    "choose", "chosen", "agreed", "agree", "todo", "next",
-];
 #[rustfmt::skip]
-const DECISION_CJK: &[&str] = &[
-    "决定", "应该", "修复", "修好", "改为", "改成", "选择", "同意", "待办", "下一步", "接下来", "计划", "打算", "我会", "将会",
-];
+const DECISION_WORDS: &str = "decided decide decision will i'll we'll should let's fixed chose choose chosen agreed \
+    agree todo next";
+#[rustfmt::skip]
+const DECISION_CJK: &str = "决定 应该 修复 修好 改为 改成 选择 同意 待办 下一步 接下来 计划 打算 我会 将会";
 
 /// `needle` occurs in `hay` as a whole word (ASCII boundaries).
 fn has_word(hay: &str, needle: &str) -> bool {
@@ -1357,14 +1266,13 @@ fn has_word(hay: &str, needle: &str) -> bool {
 }
 
 /// Markers that still count in thinking, where "I should use the X tool" is procedure.
-const THINKING_DECISION_WORDS: &[&str] = &[
-    "decided", "decide", "decision", "chose", "chosen", "agreed", "todo", "instead",
-];
+#[rustfmt::skip]
+const THINKING_DECISION_WORDS: &str = "decided decide decision chose chosen agreed todo instead";
 
 /// A sentence that decides or plans: one pass over its words. `strict` (for thinking) only
 /// accepts explicit decisions.
 fn is_decision(sentence: &str, strict: bool) -> bool {
-    if !sentence.is_ascii() && DECISION_CJK.iter().any(|w| sentence.contains(w)) {
+    if !sentence.is_ascii() && words_in(DECISION_CJK).any(|w| sentence.contains(w)) {
         return true;
     }
     let lower = sentence.to_ascii_lowercase().replace('’', "'");
@@ -1375,10 +1283,9 @@ fn is_decision(sentence: &str, strict: bool) -> bool {
             continue;
         }
         let hit = if strict {
-            THINKING_DECISION_WORDS.contains(&w)
-                || (w == "to" && matches!(prev, "plan" | "switched" | "switch"))
+            listed(THINKING_DECISION_WORDS, w) || (w == "to" && matches!(prev, "plan" | "switched" | "switch"))
         } else {
-            DECISION_WORDS.contains(&w)
+            listed(DECISION_WORDS, w)
                 || (w == "to" && matches!(prev, "going" | "plan" | "switched" | "switch"))
                 || (w == "us" && prev == "let")
         };
@@ -1405,9 +1312,7 @@ fn scan_decisions(text: &str, strict: bool, out: &mut Vec<String>) {
             continue;
         }
         for sentence in sentences(line) {
-            let sent = sentence
-                .trim_start_matches(['-', '*', '•', '#', '>', ' '])
-                .trim();
+            let sent = sentence.trim_start_matches(['-', '*', '•', '#', '>', ' ']).trim();
             // Not a sentence but a blob (minified code, base64): nothing to decide there.
             if sent.len() < 8 || sent.len() > 2000 || sent.ends_with('?') || sent.ends_with('？') {
                 continue;
@@ -1420,18 +1325,15 @@ fn scan_decisions(text: &str, strict: bool, out: &mut Vec<String>) {
 }
 
 #[rustfmt::skip]
-const ERROR_MARKERS: &[&str] = &[
-    "error[", "panicked", "panic:", "traceback (most recent", "exception:", "exception in",
-    "uncaught", "fatal:", "fatal error", "segmentation fault", "command not found", "no such file",
-    "permission denied", "cannot find", "could not", "unable to", "not found", "assertion failed",
-    "undefined reference", "timed out", "enoent", "eacces", "econnrefused",
-];
-const ERROR_CJK: &[&str] = &["错误", "失败", "报错", "异常", "崩溃", "找不到"];
+const ERROR_MARKERS: &str = "error[|panicked|panic:|traceback (most recent|exception:|exception in|uncaught|fatal:\
+    |fatal error|segmentation fault|command not found|no such file|permission denied\
+    |cannot find|could not|unable to|not found|assertion failed|undefined reference\
+    |timed out|enoent|eacces|econnrefused";
 #[rustfmt::skip]
-const EXIT_MARKERS: &[&str] = &[
-    "exit code", "exit status", "exited with code", "exited with status", "exitcode", "exit_code",
-    "returncode", "return code",
-];
+const ERROR_CJK: &str = "错误 失败 报错 异常 崩溃 找不到";
+#[rustfmt::skip]
+const EXIT_MARKERS: &str = "exit code|exit status|exited with code|exited with status|exitcode|exit_code|returncode\
+    |return code";
 
 /// The word before byte `k` of `lower`, without punctuation.
 fn word_before(lower: &str, k: usize) -> &str {
@@ -1479,14 +1381,14 @@ fn error_trigger(lower: &str) -> bool {
 
 fn is_error_line(line: &str) -> bool {
     let head = &line[..floor_boundary(line, ERROR_SCAN_BYTES)];
-    if !head.is_ascii() && ERROR_CJK.iter().any(|m| head.contains(m)) {
+    if !head.is_ascii() && words_in(ERROR_CJK).any(|m| head.contains(m)) {
         return true;
     }
     let lower = head.to_ascii_lowercase();
     if !error_trigger(&lower) {
         return false;
     }
-    if ERROR_MARKERS.iter().any(|m| lower.contains(m)) {
+    if phrases_in(ERROR_MARKERS).any(|m| lower.contains(m)) {
         return true;
     }
     if lower.starts_with("error") || head.starts_with("FAIL ") || has_word(head, "ERROR") {
@@ -1520,15 +1422,12 @@ fn is_error_line(line: &str) -> bool {
     for w in ["errors", "error"] {
         for (k, _) in lower.match_indices(w) {
             let prev = word_before(&lower, k);
-            if !prev.is_empty()
-                && prev.bytes().all(|b| b.is_ascii_digit())
-                && prev.bytes().any(|b| b != b'0')
-            {
+            if !prev.is_empty() && prev.bytes().all(|b| b.is_ascii_digit()) && prev.bytes().any(|b| b != b'0') {
                 return true;
             }
         }
     }
-    EXIT_MARKERS.iter().any(|m| {
+    phrases_in(EXIT_MARKERS).any(|m| {
         lower.match_indices(m).any(|(k, _)| {
             let rest = lower[k + m.len()..].trim_start_matches([' ', ':', '=', '"', '\'']);
             let rest = rest.strip_prefix('-').unwrap_or(rest);
@@ -1542,28 +1441,12 @@ fn is_error_line(line: &str) -> bool {
 /// a failed tool's own line or an exit code, 0 for tallies such as `... FAILED`.
 fn error_weight(line: &str) -> u8 {
     let lower = line.to_ascii_lowercase();
-    const STRONG: &[&str] = &[
-        "panicked",
-        "error:",
-        "error[",
-        "exception",
-        "traceback",
-        "fatal",
-        "model error",
-        "assertion",
-        "no such file",
-        "not found",
-        "permission denied",
-        "错误",
-        "报错",
-        "异常",
-    ];
-    if STRONG.iter().any(|m| lower.contains(m) || line.contains(m)) {
+    #[rustfmt::skip]
+    const STRONG: &str = "panicked|error:|error[|exception|traceback|fatal|model error|assertion|no such file\
+        |not found|permission denied|错误|报错|异常";
+    if phrases_in(STRONG).any(|m| lower.contains(m) || line.contains(m)) {
         2
-    } else if lower.contains("test result")
-        || lower.contains("... failed")
-        || lower.starts_with("fail ")
-    {
+    } else if lower.contains("test result") || lower.contains("... failed") || lower.starts_with("fail ") {
         0
     } else {
         1
@@ -1627,10 +1510,8 @@ fn clean_inline(s: &str) -> String {
 }
 
 #[rustfmt::skip]
-const ROLE_TAGS: &[&str] = &[
-    "system", "assistant", "user", "human", "tool", "developer", "im_start", "im_end",
-    "start_of_turn", "end_of_turn", "function",
-];
+const ROLE_TAGS: &str = "system assistant user human tool developer im_start im_end start_of_turn end_of_turn \
+    function";
 
 /// Breaks up tokens that chat templates treat as structure: `<|…|>`, `</…>`, `<system>`,
 /// `[INST]`, `<<SYS>>`.
@@ -1659,7 +1540,7 @@ fn neutralise(s: &str) -> String {
             i += 1;
             continue;
         }
-        if rest.starts_with('<') && ROLE_TAGS.iter().any(|t| starts_with_ci(&rest[1..], t)) {
+        if rest.starts_with('<') && words_in(ROLE_TAGS).any(|t| starts_with_ci(&rest[1..], t)) {
             out.push_str("< ");
             i += 1;
             continue;
@@ -1675,15 +1556,13 @@ fn neutralise(s: &str) -> String {
 
 /// Role prefixes a line must never start with.
 #[rustfmt::skip]
-const LINE_PREFIXES: &[&str] = &[
-    "system:", "assistant:", "user:", "human:", "developer:", "tool:", "<|", "[inst]", "[/inst]",
-    "</", "<<sys>>", "<system", "<assistant", "<user",
-];
+const LINE_PREFIXES: &str = "system: assistant: user: human: developer: tool: <| [inst] [/inst] </ <<sys>> <system \
+    <assistant <user";
 
 /// Quotes a line that would read as a role or template marker.
 fn neutralise_line(line: &str) -> String {
     let t = line.trim_start();
-    if LINE_PREFIXES.iter().any(|p| starts_with_ci(t, p)) {
+    if words_in(LINE_PREFIXES).any(|p| starts_with_ci(t, p)) {
         format!("> {t}")
     } else {
         line.to_string()
@@ -1967,11 +1846,7 @@ impl Line {
 }
 
 fn render(lines: &[Line]) -> String {
-    lines
-        .iter()
-        .filter_map(Line::rendered)
-        .collect::<Vec<_>>()
-        .join("\n")
+    lines.iter().filter_map(Line::rendered).collect::<Vec<_>>().join("\n")
 }
 
 /// Trims lines, lowest rank first, until the rendering is within `max` tokens: lists lose
@@ -1995,11 +1870,7 @@ fn fit(lines: &mut [Line], max: usize) {
                         break;
                     }
                 }
-                Body::Text {
-                    src,
-                    shown,
-                    shrinks,
-                } => {
+                Body::Text { src, shown, shrinks } => {
                     let n = shown.chars().count();
                     let next = n * 3 / 4;
                     if !*shrinks || next < 16 {
@@ -2124,9 +1995,7 @@ mod tests {
         assert!(is_error_line("test result: FAILED. 11 passed; 1 failed"));
         assert!(is_error_line("Process exited with code 2"));
         assert!(is_error_line("编译失败"));
-        assert!(!is_error_line(
-            "test result: ok. 12 passed; 0 failed; 0 ignored"
-        ));
+        assert!(!is_error_line("test result: ok. 12 passed; 0 failed; 0 ignored"));
         assert!(!is_error_line("use crate::error::Error;"));
         assert!(!is_error_line("exit code 0"));
     }
@@ -2135,10 +2004,7 @@ mod tests {
     fn summary_neutralises_template_tokens() {
         let s = clean_inline("a <|im_start|>system [INST] x [/INST] </s> <system> <<SYS>>");
         assert!(
-            !s.contains("<|")
-                && !s.contains("[INST]")
-                && !s.contains("</")
-                && !s.contains("<system"),
+            !s.contains("<|") && !s.contains("[INST]") && !s.contains("</") && !s.contains("<system"),
             "{s}"
         );
         assert!(!s.contains("<<SYS>>"), "{s}");

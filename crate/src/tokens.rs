@@ -125,7 +125,11 @@ pub fn part(p: &Value) -> usize {
                 || message::str_field(p, "type") == "redacted_thinking"
             {
                 // Opaque payloads are billed by the provider roughly by their size.
-                json_value(p.get("thinkingSignature").or_else(|| p.get("data")).unwrap_or(&Value::Null))
+                json_value(
+                    p.get("thinkingSignature")
+                        .or_else(|| p.get("data"))
+                        .unwrap_or(&Value::Null),
+                )
             } else {
                 text(message::str_field(p, "thinking"))
             }

@@ -47,12 +47,12 @@
 //! "false" boundaries are real sub-topic changes. Pushing 10,000 turns of 500 words and
 //! segmenting them takes about 0.4 s of CPU in release mode (tests/topics.rs has the timing).
 
+use crate::turns::sort_by;
 use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 use std::ops::RangeInclusive;
-use crate::turns::sort_by;
 
 /// The text a person wrote, without host metadata (see [`crate::hostmeta`]).
 pub use crate::hostmeta::strip_host_metadata;
@@ -223,10 +223,7 @@ impl Segmenter {
     pub fn push(&mut self, turn: TurnText<'_>) -> usize {
         let ordinal = self.len();
         let Segmenter {
-            vocab,
-            scratch,
-            tokens,
-            ..
+            vocab, scratch, tokens, ..
         } = self;
         tokens.clear();
         for (text, weight) in [(turn.user, USER_WEIGHT), (turn.assistant, ASSISTANT_WEIGHT)] {
@@ -321,14 +318,10 @@ impl Segmenter {
         let mut known: Vec<(u32, f32)> = Vec::new();
         let mut unseen: Vec<String> = Vec::new();
         let mut scratch = Scratch::default();
-        tokenize(
-            &text,
-            &mut scratch,
-            &mut |term| match self.vocab.ids.get(term) {
-                Some(&id) => known.push((id, USER_WEIGHT)),
-                None => unseen.push(term.to_owned()),
-            },
-        );
+        tokenize(&text, &mut scratch, &mut |term| match self.vocab.ids.get(term) {
+            Some(&id) => known.push((id, USER_WEIGHT)),
+            None => unseen.push(term.to_owned()),
+        });
         sort_by(&mut known, |a, b| a.0 < b.0);
         let query = run_lengths(&known, |id, count| {
             let df = self.vocab.df.get(id as usize).copied().unwrap_or(0);
@@ -414,13 +407,7 @@ impl Segmenter {
 
     /// Cosine between the centroids of two sets of turns. `acc` is a dense scratch array of
     /// vocabulary size, all zeros on entry and on exit.
-    fn window_cosine(
-        &self,
-        before: &[usize],
-        after: &[usize],
-        weights: &Weights,
-        acc: &mut [f32],
-    ) -> f64 {
+    fn window_cosine(&self, before: &[usize], after: &[usize], weights: &Weights, acc: &mut [f32]) -> f64 {
         let entries = |t: usize| self.offsets[t]..self.offsets[t + 1];
         for &t in before {
             for e in entries(t) {
@@ -476,9 +463,7 @@ impl Segmenter {
             .collect();
         const NONE: usize = usize::MAX;
         let mut prev: Vec<usize> = (0..m).map(|j| if j == 0 { NONE } else { j - 1 }).collect();
-        let mut next: Vec<usize> = (0..m)
-            .map(|j| if j + 1 == m { NONE } else { j + 1 })
-            .collect();
+        let mut next: Vec<usize> = (0..m).map(|j| if j + 1 == m { NONE } else { j + 1 }).collect();
         let mut alive = vec![true; m];
         // Short topics that are not the last, shortest first, then earliest. A merge leaves
         // entries behind instead of removing them: an entry counts while it still describes
@@ -523,9 +508,9 @@ impl Segmenter {
         let all_nonempty = weights.nonempty.len();
         let mut inside = vec![0.0f64; v];
         let mut touched: Vec<u32> = Vec::new();
-        let mut scored: Vec<(f64, u32)> = Vec::new();
+        let mut scored: Vec<Scored> = Vec::new();
         let terms = &self.vocab.terms;
-        let better = |a: &(f64, u32), b: &(f64, u32)| {
+        let better = |a: &Scored, b: &Scored| {
             b.0.total_cmp(&a.0)
                 .then_with(|| terms[a.1 as usize].cmp(&terms[b.1 as usize]))
                 .is_lt()
@@ -571,8 +556,7 @@ impl Segmenter {
                 id,
                 first_turn: first,
                 last_turn: last,
-                label: make_label(&scored, terms)
-                    .unwrap_or_else(|| format!("turns {first}-{last}")),
+                label: make_label(&scored, terms).unwrap_or_else(|| format!("turns {first}-{last}")),
                 terms: best.iter().map(|&(_, t)| t.to_owned()).collect(),
             });
         }
@@ -580,17 +564,15 @@ impl Segmenter {
     }
 }
 
+/// A term's score in a topic and its id.
+type Scored = (f64, u32);
+
 /// Terms a label is chosen from (the best [`MAX_TOPIC_TERMS`] are also the topic's terms).
 const LABEL_CANDIDATES: usize = 4 * MAX_TOPIC_TERMS;
 
 /// Inserts `x` into `best` (ordered by `better`, at most `k` long) if it is among the `k`
 /// best seen: the head of a full sort, without sorting everything.
-fn keep_best(
-    best: &mut Vec<(f64, u32)>,
-    x: (f64, u32),
-    k: usize,
-    better: &dyn Fn(&(f64, u32), &(f64, u32)) -> bool,
-) {
+fn keep_best(best: &mut Vec<Scored>, x: Scored, k: usize, better: &dyn Fn(&Scored, &Scored) -> bool) {
     if best.len() >= k && !best.last().is_some_and(|last| better(&x, last)) {
         return;
     }
@@ -602,7 +584,7 @@ fn keep_best(
 /// The label from scored terms (best first): up to three words, the third only when it scores
 /// at least a quarter of the first; tool names (without their prefix) only when fewer than two
 /// words qualify.
-fn make_label(scored: &[(f64, u32)], terms: &[Box<str>]) -> Option<String> {
+fn make_label(scored: &[Scored], terms: &[Box<str>]) -> Option<String> {
     let candidates = scored.iter().take(LABEL_CANDIDATES);
     let words: Vec<(f64, &str)> = candidates
         .clone()
@@ -847,12 +829,7 @@ fn tokenize(text: &str, scratch: &mut Scratch, emit: &mut dyn FnMut(&str)) {
 
 /// Ends a CJK run: a run of one character is emitted as a unigram (longer runs were emitted
 /// as bigrams along the way).
-fn end_cjk_run(
-    prev: &mut Option<char>,
-    len: &mut usize,
-    pair: &mut String,
-    emit: &mut dyn FnMut(&str),
-) {
+fn end_cjk_run(prev: &mut Option<char>, len: &mut usize, pair: &mut String, emit: &mut dyn FnMut(&str)) {
     if let (Some(ch), 1) = (*prev, *len) {
         pair.clear();
         pair.push(ch);
@@ -1313,10 +1290,7 @@ mod tests {
             terms_of("Café à Zürich, ПРИВЕТ мир"),
             ["café", "zürich", "привет", "мир"]
         );
-        assert_eq!(
-            terms_of("yeah okay thanks, really!! 🙂🙂 12345"),
-            Vec::<String>::new()
-        );
+        assert_eq!(terms_of("yeah okay thanks, really!! 🙂🙂 12345"), Vec::<String>::new());
         assert_eq!(terms_of(""), Vec::<String>::new());
     }
 

@@ -21,7 +21,11 @@ pub fn head_tail(text: &str, max_chars: usize) -> Option<String> {
     let head_n = max_chars * 2 / 3;
     let tail_n = max_chars - head_n;
     // Byte offsets of every character boundary we need, found in one pass.
-    let idx: Vec<usize> = text.char_indices().map(|(b, _)| b).chain(std::iter::once(text.len())).collect();
+    let idx: Vec<usize> = text
+        .char_indices()
+        .map(|(b, _)| b)
+        .chain(std::iter::once(text.len()))
+        .collect();
     let mut head_end = idx[head_n];
     let mut tail_start = idx[total - tail_n];
     if let Some(nl) = text[idx[head_n.saturating_sub(SNAP)]..head_end].rfind('\n') {

@@ -98,7 +98,10 @@ pub fn split(messages: &[Value]) -> (Range<usize>, Vec<TurnSpan>) {
         .enumerate()
         .map(|(k, &s)| {
             let e = starts.get(k + 1).copied().unwrap_or(messages.len());
-            TurnSpan { range: s..e, key: key_of(&messages[s]) }
+            TurnSpan {
+                range: s..e,
+                key: key_of(&messages[s]),
+            }
         })
         .collect();
     (0..pre_end, turns)
@@ -233,6 +236,11 @@ pub fn sorted_order(n: usize, less: &mut dyn FnMut(usize, usize) -> bool) -> Vec
 
 /// Sorts `v` stably by `less` (see [`sorted_order`]).
 pub fn sort_by<T>(v: &mut Vec<T>, mut less: impl FnMut(&T, &T) -> bool) {
+    sort_dyn(v, &mut less);
+}
+
+/// [`sort_by`], compiled once per element type rather than once per comparator.
+fn sort_dyn<T>(v: &mut Vec<T>, less: &mut dyn FnMut(&T, &T) -> bool) {
     let order = sorted_order(v.len(), &mut |a, b| less(&v[a], &v[b]));
     let mut slots: Vec<Option<T>> = v.drain(..).map(Some).collect();
     v.extend(order.into_iter().filter_map(|k| slots[k].take()));
@@ -272,7 +280,11 @@ mod tests {
 
     #[test]
     fn sorts_are_stable() {
-        let mut v: Vec<(u8, usize)> = [3u8, 1, 2, 1, 3, 0, 2, 1].iter().enumerate().map(|(k, &x)| (x, k)).collect();
+        let mut v: Vec<(u8, usize)> = [3u8, 1, 2, 1, 3, 0, 2, 1]
+            .iter()
+            .enumerate()
+            .map(|(k, &x)| (x, k))
+            .collect();
         let mut expected = v.clone();
         expected.sort_by_key(|p| p.0);
         sort_by(&mut v, |a, b| a.0 < b.0);

@@ -16,7 +16,15 @@ use serde_json::{json, Value};
 const TOPICS: [&[&str]; 4] = [
     &["weather", "rain", "forecast", "cloud", "storm", "wind", "humid"],
     &["sourdough", "starter", "flour", "dough", "oven", "crust", "levain"],
-    &["borrow", "checker", "lifetime", "rust", "compile", "mutable", "reference"],
+    &[
+        "borrow",
+        "checker",
+        "lifetime",
+        "rust",
+        "compile",
+        "mutable",
+        "reference",
+    ],
     &["invoice", "ledger", "cents", "budget", "tax", "payment", "account"],
 ];
 
@@ -29,12 +37,25 @@ struct TurnSpec {
 }
 
 fn turn() -> impl Strategy<Value = TurnSpec> {
-    (0usize..4, 5usize..60, any::<bool>(), prop_oneof![Just(None), (50usize..3000).prop_map(Some), Just(Some(60_000))])
-        .prop_map(|(topic, words, thinking, tool)| TurnSpec { topic, words, thinking, tool })
+    (
+        0usize..4,
+        5usize..60,
+        any::<bool>(),
+        prop_oneof![Just(None), (50usize..3000).prop_map(Some), Just(Some(60_000))],
+    )
+        .prop_map(|(topic, words, thinking, tool)| TurnSpec {
+            topic,
+            words,
+            thinking,
+            tool,
+        })
 }
 
 fn text(topic: usize, n: usize, salt: usize) -> String {
-    (0..n).map(|i| TOPICS[topic][(i * 7 + salt) % TOPICS[topic].len()]).collect::<Vec<_>>().join(" ")
+    (0..n)
+        .map(|i| TOPICS[topic][(i * 7 + salt) % TOPICS[topic].len()])
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn session(turns: &[TurnSpec]) -> Vec<Value> {
@@ -44,12 +65,16 @@ fn session(turns: &[TurnSpec]) -> Vec<Value> {
         m.push(json!({"role": "user", "content": [{"type": "text", "text": format!("q{k}: {}", text(t.topic, t.words, k))}], "timestamp": ts}));
         let mut answer = Vec::new();
         if t.thinking {
-            answer.push(json!({"type": "thinking", "thinking": format!("think {k}"), "thinkingSignature": format!("s{k}")}));
+            answer.push(
+                json!({"type": "thinking", "thinking": format!("think {k}"), "thinkingSignature": format!("s{k}")}),
+            );
         }
         if let Some(size) = t.tool {
             let id = format!("call_{k}");
             let mut first = answer.clone();
-            first.push(json!({"type": "toolCall", "id": id, "name": "read", "arguments": {"path": format!("f{k}.txt")}}));
+            first.push(
+                json!({"type": "toolCall", "id": id, "name": "read", "arguments": {"path": format!("f{k}.txt")}}),
+            );
             m.push(json!({"role": "assistant", "content": first, "provider": "anthropic", "stopReason": "toolUse", "timestamp": ts + 1}));
             m.push(json!({"role": "toolResult", "toolCallId": id, "toolName": "read", "isError": false, "timestamp": ts + 2,
                 "content": [{"type": "text", "text": text(t.topic, 1, k).repeat(size / 6 + 1)}]}));
@@ -61,7 +86,14 @@ fn session(turns: &[TurnSpec]) -> Vec<Value> {
     m
 }
 
-fn run(messages: &[Value], budget: usize, config: &Value, folded: &[String], pins: &[String], prompt: Option<&str>) -> Value {
+fn run(
+    messages: &[Value],
+    budget: usize,
+    config: &Value,
+    folded: &[String],
+    pins: &[String],
+    prompt: Option<&str>,
+) -> Value {
     let req: OneShot = serde_json::from_value(json!({
         "messages": messages, "budget": budget, "config": config, "folded": folded,
         "pins": {"turnIds": pins}, "prompt": prompt,
@@ -71,7 +103,12 @@ fn run(messages: &[Value], budget: usize, config: &Value, folded: &[String], pin
 }
 
 fn folded_ids(r: &Value) -> Vec<String> {
-    r["folded"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_string()).collect()
+    r["folded"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect()
 }
 
 proptest! {
@@ -89,7 +126,7 @@ proptest! {
     ) {
         let messages = session(&turns);
         let config = json!({"preserveRecentMessages": keep, "foldOtherTopics": fold_other, "dropToolResults": drop_tools, "toolResultTruncateChars": 2000});
-        let prompt = with_prompt.then(|| "what about the sourdough starter and the oven?");
+        let prompt = with_prompt.then_some("what about the sourdough starter and the oven?");
         let r = run(&messages, budget, &config, &[], &[], prompt);
         // (a)
         prop_assert!(r.get("fallback").is_none(), "fallback: {}", r["fallback"]);
@@ -118,7 +155,7 @@ proptest! {
         // (e) a pinned first turn arrives untouched
         if pin_first {
             let first_id = r["turns"][0]["id"].as_str().unwrap().to_string();
-            let p = run(&messages, budget, &config, &[], &[first_id.clone()], prompt);
+            let p = run(&messages, budget, &config, &[], std::slice::from_ref(&first_id), prompt);
             prop_assert!(p.get("fallback").is_none());
             let range = p["turns"][0]["range"].as_array().unwrap();
             let (a, b) = (range[0].as_u64().unwrap(), range[1].as_u64().unwrap());

@@ -247,11 +247,7 @@ fn frontier_when_history_ends_with_assistant() {
         ]
     );
     assert_eq!(
-        (
-            r.stats.cleaned_think,
-            r.stats.drop_tool,
-            r.stats.drop_asst_tc
-        ),
+        (r.stats.cleaned_think, r.stats.drop_tool, r.stats.drop_asst_tc),
         (2, 1, 1)
     );
 }
@@ -268,10 +264,7 @@ fn frontier_when_history_ends_with_tool_results_is_their_issuer() {
     ];
     let r = run(&input, &CleanConfig::default());
     assert_eq!(r.stats.frontier, 3);
-    assert_eq!(
-        r.out[..2],
-        [input[0].clone(), without_parts(&input[1], is_thinking)]
-    );
+    assert_eq!(r.out[..2], [input[0].clone(), without_parts(&input[1], is_thinking)]);
     assert_eq!(r.out[2..], input[2..]);
 }
 
@@ -345,10 +338,7 @@ fn thinking_blocks_of_every_kind_are_removed_and_counted() {
             input[4].clone(),
         ]
     );
-    assert_eq!(
-        (r.stats.drop_tool, r.stats.drop_asst_tc, r.stats.cleaned_rc),
-        (0, 0, 0)
-    );
+    assert_eq!((r.stats.drop_tool, r.stats.drop_asst_tc, r.stats.cleaned_rc), (0, 0, 0));
     assert!(r.stats.tokens_after < r.stats.tokens_before);
 }
 
@@ -382,10 +372,7 @@ fn completed_tool_results_and_pure_call_messages_are_dropped_and_counted() {
         user("good"),
     ];
     let r = run(&input, &CleanConfig::default());
-    assert_eq!(
-        r.out,
-        vec![input[0].clone(), input[5].clone(), input[6].clone()]
-    );
+    assert_eq!(r.out, vec![input[0].clone(), input[5].clone(), input[6].clone()]);
     assert_eq!((r.stats.drop_tool, r.stats.drop_asst_tc), (2, 2));
     assert_eq!(r.steps, vec![Step::keep(0), Step::keep(5), Step::keep(6)]);
     assert!(r.stats.tokens_after < r.stats.tokens_before);
@@ -451,10 +438,7 @@ fn tool_session(provider: &str) -> Vec<Value> {
         user("check"),
         asst_by(provider, vec![think("plan"), call("c1")]),
         result("c1", "one"),
-        asst_by(
-            provider,
-            vec![think("more"), text("Also this."), call("c2")],
-        ),
+        asst_by(provider, vec![think("more"), text("Also this."), call("c2")]),
         result("c2", "two"),
         asst_by(provider, vec![think("done"), text("All good.")]),
         user("thanks"),
@@ -489,10 +473,7 @@ fn drop_tool_call_messages_off_keeps_pure_call_messages_with_their_results() {
         "the mixed message's result must go"
     );
     assert_eq!(r.out.len(), 5);
-    assert_eq!(
-        r.out[3]["content"],
-        json!([text("Also this."), text("All good.")])
-    );
+    assert_eq!(r.out[3]["content"], json!([text("Also this."), text("All good.")]));
     assert_eq!(r.out[4], input[6]);
 }
 
@@ -507,10 +488,7 @@ fn three_turns() -> Vec<Value> {
         m.push(user(&format!("q{t}")));
         m.push(asst(vec![think(&format!("plan {t}")), call(&id)]));
         m.push(result(&id, &format!("out {t}")));
-        m.push(asst(vec![
-            think(&format!("done {t}")),
-            text(&format!("a{t}")),
-        ]));
+        m.push(asst(vec![think(&format!("done {t}")), text(&format!("a{t}"))]));
     }
     m.push(user("q4"));
     m
@@ -519,12 +497,7 @@ fn three_turns() -> Vec<Value> {
 #[test]
 fn keep_recent_turns_leaves_the_last_turns_uncleaned() {
     let input = three_turns();
-    let cleaned_turn = |t: usize| {
-        vec![
-            input[4 * t].clone(),
-            without_parts(&input[4 * t + 3], is_thinking),
-        ]
-    };
+    let cleaned_turn = |t: usize| vec![input[4 * t].clone(), without_parts(&input[4 * t + 3], is_thinking)];
 
     let r0 = run(&input, &CleanConfig::default());
     let last = vec![input[12].clone()];
@@ -570,11 +543,7 @@ fn mixed_text_and_call_message_keeps_its_text_and_loses_the_call() {
         ]
     );
     assert_eq!(
-        (
-            r.stats.dropped_calls,
-            r.stats.drop_tool,
-            r.stats.cleaned_think
-        ),
+        (r.stats.dropped_calls, r.stats.drop_tool, r.stats.cleaned_think),
         (1, 1, 1)
     );
     assert_eq!(r.stats.drop_asst_tc, 0);
@@ -627,12 +596,7 @@ fn parallel_batch_is_dropped_as_a_unit() {
     let r = run(&input, &CleanConfig::default());
     assert_eq!(
         r.out,
-        vec![
-            input[0].clone(),
-            input[2].clone(),
-            input[6].clone(),
-            input[7].clone()
-        ]
+        vec![input[0].clone(), input[2].clone(), input[6].clone(), input[7].clone()]
     );
     assert_eq!((r.stats.drop_tool, r.stats.drop_asst_tc), (3, 1));
 }
@@ -641,10 +605,7 @@ fn parallel_batch_is_dropped_as_a_unit() {
 fn parallel_batch_is_kept_as_a_unit() {
     let input = vec![
         user("read three"),
-        asst_by(
-            "anthropic",
-            vec![think("all at once"), call("a"), call("b"), call("c")],
-        ),
+        asst_by("anthropic", vec![think("all at once"), call("a"), call("b"), call("c")]),
         result("a", "A"),
         result("b", "B"),
         result("c", "C"),
@@ -736,10 +697,7 @@ fn openai_format_is_cleaned() {
             input[8].clone(),
         ]
     );
-    assert_eq!(
-        (r.stats.drop_tool, r.stats.drop_asst_tc, r.stats.cleaned_rc),
-        (1, 1, 2)
-    );
+    assert_eq!((r.stats.drop_tool, r.stats.drop_asst_tc, r.stats.cleaned_rc), (1, 1, 2));
 }
 
 #[test]
@@ -783,11 +741,7 @@ fn anthropic_format_is_cleaned() {
         ]
     );
     assert_eq!(
-        (
-            r.stats.cleaned_think,
-            r.stats.drop_tool,
-            r.stats.drop_asst_tc
-        ),
+        (r.stats.cleaned_think, r.stats.drop_tool, r.stats.drop_asst_tc),
         (3, 1, 1)
     );
 }
@@ -808,12 +762,7 @@ fn anthropic_tool_result_next_to_user_text_goes_with_its_call() {
         json!({"role": "user", "content": "thanks"}),
     ];
     let r = run(&input, &CleanConfig::default());
-    let ids_called: Vec<String> = r
-        .out
-        .iter()
-        .flat_map(message::tool_calls)
-        .map(|c| c.id)
-        .collect();
+    let ids_called: Vec<String> = r.out.iter().flat_map(message::tool_calls).map(|c| c.id).collect();
     for m in &r.out {
         for p in message::parts(m).into_iter().flatten() {
             if p["type"] == "tool_result" {
@@ -825,10 +774,7 @@ fn anthropic_tool_result_next_to_user_text_goes_with_its_call() {
         }
     }
     assert_eq!(same_role_runs(&r.out), 0);
-    assert!(r
-        .out
-        .iter()
-        .any(|m| m.to_string().contains("also show hidden files")));
+    assert!(r.out.iter().any(|m| m.to_string().contains("also show hidden files")));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -875,19 +821,10 @@ fn interrupted_turns_do_not_join_two_user_messages() {
         ],
     ];
     for input in cases {
-        for cfg in [
-            CleanConfig::default(),
-            off(|c| c.drop_tool_call_messages = false),
-        ] {
+        for cfg in [CleanConfig::default(), off(|c| c.drop_tool_call_messages = false)] {
             let r = run(&input, &cfg);
             assert_eq!(same_role_runs(&r.out), 0, "{}", dump(&r.out));
-            assert_eq!(
-                r.out
-                    .iter()
-                    .filter(|m| message::kind(m) == Kind::User)
-                    .count(),
-                3
-            );
+            assert_eq!(r.out.iter().filter(|m| message::kind(m) == Kind::User).count(), 3);
         }
     }
 }
@@ -1001,10 +938,7 @@ fn unchanged_and_unknown_messages_pass_through_byte_identical() {
     for (i, s) in r.steps.iter().enumerate() {
         if i == 2 {
             assert_eq!(s.source, Some(2));
-            assert_eq!(
-                s.message.as_ref(),
-                Some(&without_parts(&answer, is_thinking))
-            );
+            assert_eq!(s.message.as_ref(), Some(&without_parts(&answer, is_thinking)));
         } else {
             assert_eq!(*s, Step::keep(i), "message {i} should be kept by reference");
         }
@@ -1049,12 +983,7 @@ fn replaced_messages_keep_numbers_and_key_order() {
 #[test]
 fn thinking_stays_on_kept_tool_calls_unless_the_provider_tolerates_its_loss() {
     let keep_results = off(|c| c.drop_tool_results = false);
-    for (provider, keeps) in [
-        ("deepseek", true),
-        ("kimi", true),
-        ("", true),
-        ("anthropic", false),
-    ] {
+    for (provider, keeps) in [("deepseek", true), ("kimi", true), ("", true), ("anthropic", false)] {
         let input = vec![
             user("check"),
             asst_by(provider, vec![think("plan"), call("c1")]),
@@ -1070,11 +999,7 @@ fn thinking_stays_on_kept_tool_calls_unless_the_provider_tolerates_its_loss() {
         };
         assert_eq!(r.out[1], want, "provider {provider:?}");
         // The plain-text answer always loses it.
-        assert_eq!(
-            r.out[3],
-            without_parts(&input[3], is_thinking),
-            "provider {provider:?}"
-        );
+        assert_eq!(r.out[3], without_parts(&input[3], is_thinking), "provider {provider:?}");
     }
     // A message with no provider field at all is treated as unknown.
     let mut bare = asst(vec![think("plan"), call("c1")]);

@@ -178,30 +178,23 @@ fn turn() -> impl Strategy<Value = Turn> {
 }
 
 fn session() -> impl Strategy<Value = Session> {
-    (0u8..3, prop::collection::vec(turn(), 0..=6), any::<bool>()).prop_map(
-        |(preface, turns, trailing_prompt)| Session {
+    (0u8..3, prop::collection::vec(turn(), 0..=6), any::<bool>()).prop_map(|(preface, turns, trailing_prompt)| {
+        Session {
             preface,
             turns,
             trailing_prompt,
-        },
-    )
+        }
+    })
 }
 
 fn config() -> impl Strategy<Value = CleanConfig> {
-    (
-        any::<bool>(),
-        any::<bool>(),
-        any::<bool>(),
-        any::<bool>(),
-        0usize..4,
-    )
-        .prop_map(|(t, rc, dr, dm, k)| CleanConfig {
-            clean_thinking: t,
-            clear_reasoning_content: rc,
-            drop_tool_results: dr,
-            drop_tool_call_messages: dm,
-            keep_recent_turns: k,
-        })
+    (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>(), 0usize..4).prop_map(|(t, rc, dr, dm, k)| CleanConfig {
+        clean_thinking: t,
+        clear_reasoning_content: rc,
+        drop_tool_results: dr,
+        drop_tool_call_messages: dm,
+        keep_recent_turns: k,
+    })
 }
 
 /// Hands out call ids: fresh ones, or (when asked) one already used, by slot.
@@ -291,8 +284,10 @@ fn openclaw(s: &Session) -> Vec<Value> {
         }
         m.push(prompt_msg(t.prompt, n, tick()));
         if t.carrier {
-            m.push(json!({"role": "user", "content": "[runtime context] cwd=/work", "timestamp": tick(),
-                          "runtimeContextCarrier": true}));
+            m.push(
+                json!({"role": "user", "content": "[runtime context] cwd=/work", "timestamp": tick(),
+                          "runtimeContextCarrier": true}),
+            );
         }
         for (k, a) in t.answers.iter().enumerate() {
             let mut parts = Vec::new();
@@ -306,9 +301,7 @@ fn openclaw(s: &Session) -> Vec<Value> {
                 parts.push(json!({"type": "thinking", "thinking": "", "thinkingSignature": format!("opaque{n}{k}"), "redacted": true}));
             }
             match a.text {
-                Text::Some => {
-                    parts.push(json!({"type": "text", "text": format!("answer {n}.{k}")}))
-                }
+                Text::Some => parts.push(json!({"type": "text", "text": format!("answer {n}.{k}")})),
                 Text::Blank => parts.push(json!({"type": "text", "text": " \n"})),
                 Text::None => {}
             }
@@ -329,8 +322,10 @@ fn openclaw(s: &Session) -> Vec<Value> {
             m.push(msg);
             m.append(&mut pending);
             if a.custom_between {
-                m.push(json!({"role": "custom", "customType": "openclaw.nested-tool.v1", "content": "inner",
-                              "display": false, "excludeFromContext": true, "timestamp": tick()}));
+                m.push(
+                    json!({"role": "custom", "customType": "openclaw.nested-tool.v1", "content": "inner",
+                              "display": false, "excludeFromContext": true, "timestamp": tick()}),
+                );
             }
             let mut results = Vec::new();
             for (id, o) in results_order(a, calls) {
@@ -443,9 +438,7 @@ fn anthropic(s: &Session) -> Vec<Value> {
                 parts.push(json!({"type": "redacted_thinking", "data": format!("Em{n}{k}")}));
             }
             match a.text {
-                Text::Some => {
-                    parts.push(json!({"type": "text", "text": format!("answer {n}.{k}")}))
-                }
+                Text::Some => parts.push(json!({"type": "text", "text": format!("answer {n}.{k}")})),
                 Text::Blank => parts.push(json!({"type": "text", "text": ""})),
                 Text::None => {}
             }
@@ -565,10 +558,7 @@ fn check_all(input: &[Value], cfg: &CleanConfig, complete: bool) -> Result<(), T
 
     // (e) never more tokens.
     prop_assert!(first.stats.tokens_after <= first.stats.tokens_before);
-    prop_assert_eq!(
-        first.stats.tokens_after < first.stats.tokens_before,
-        output != input
-    );
+    prop_assert_eq!(first.stats.tokens_after < first.stats.tokens_before, output != input);
 
     // (f) user prompts are neither lost nor added.
     prop_assert_eq!(user_prompts(&output), user_prompts(input));

@@ -84,10 +84,7 @@ fn check(name: &str, input: &[Value], cfg: &CleanConfig) -> (usize, usize) {
             "{name}: the frontier tail changed"
         );
     }
-    assert!(
-        first.stats.tokens_after <= first.stats.tokens_before,
-        "{name}"
-    );
+    assert!(first.stats.tokens_after <= first.stats.tokens_before, "{name}");
     (first.stats.tokens_before, first.stats.tokens_after)
 }
 
@@ -99,10 +96,7 @@ fn check_prefixes(name: &str, messages: &[Value]) {
         }
     }
     let (before, after) = check(name, messages, &CleanConfig::default());
-    println!(
-        "{name}: {} messages, {before} -> {after} tokens",
-        messages.len()
-    );
+    println!("{name}: {} messages, {before} -> {after} tokens", messages.len());
 }
 
 #[test]
@@ -117,10 +111,7 @@ fn claude_code_transcripts() {
     files.retain(|p| p.extension().is_some_and(|e| e == "jsonl"));
     files.sort();
     if files.is_empty() {
-        println!(
-            "note: no Claude Code transcripts under {}; skipping",
-            dir.display()
-        );
+        println!("note: no Claude Code transcripts under {}; skipping", dir.display());
         return;
     }
     for path in files {
@@ -143,8 +134,7 @@ fn claude_code_main_transcript_is_cleaned() {
         println!("note: no shared data directory; skipping");
         return;
     };
-    let Ok(text) = std::fs::read_to_string(dir.join("claude-code/sample_main_transcript.jsonl"))
-    else {
+    let Ok(text) = std::fs::read_to_string(dir.join("claude-code/sample_main_transcript.jsonl")) else {
         println!("note: sample_main_transcript.jsonl absent; skipping");
         return;
     };
@@ -163,11 +153,7 @@ fn claude_code_main_transcript_is_cleaned() {
     input.push(serde_json::json!({"role": "user", "content": "thanks"}));
     let r = clean_messages(&input, &CleanConfig::default());
     assert_eq!(r.fallback, None);
-    assert!(
-        r.stats.cleaned_think > 0 && r.stats.drop_tool > 0,
-        "{:?}",
-        r.stats
-    );
+    assert!(r.stats.cleaned_think > 0 && r.stats.drop_tool > 0, "{:?}", r.stats);
     assert!(r.stats.tokens_after < r.stats.tokens_before);
     // The first four turns (one tool call each) come out as prompt + answer text only. (In
     // the last turn, dropping the exchange would put two separate answers' text blocks next
@@ -244,8 +230,5 @@ fn taubench_whole_trajectories() {
         after += a;
     }
     assert!(after < before);
-    println!(
-        "tau-bench: {} trajectories, {before} -> {after} tokens",
-        items.len()
-    );
+    println!("tau-bench: {} trajectories, {before} -> {after} tokens", items.len());
 }

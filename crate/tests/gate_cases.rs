@@ -51,12 +51,7 @@ fn a_tool_result_block_left_next_to_user_text_without_its_call_is_refused() {
     let m = anthropic_with_mixed_result();
     let mut text_only = m[1].clone();
     text_only["content"].as_array_mut().unwrap().pop();
-    let plan = vec![
-        Step::keep(0),
-        Step::replace(1, text_only),
-        Step::keep(2),
-        Step::keep(3),
-    ];
+    let plan = vec![Step::keep(0), Step::replace(1, text_only), Step::keep(2), Step::keep(3)];
     assert_eq!(gate::check(&m, &plan, None).unwrap_err().rule, 2);
 }
 

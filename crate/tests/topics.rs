@@ -48,10 +48,22 @@ const COOKING: [(&str, &str); 5] = [
         "I want to bake a lemon cake, what recipe do you suggest?",
         "A simple lemon cake recipe: butter, sugar, eggs, flour, lemon zest and juice; bake 40 minutes at 180 degrees.",
     ),
-    ("Can I replace the butter with oil in the cake recipe?", "Yes, use vegetable oil instead of butter; the cake will be moister. Use a little less oil."),
-    ("How do I make the lemon glaze?", "Whisk powdered sugar with lemon juice until smooth, then pour the glaze over the cooled cake."),
-    ("What oven temperature for the cake, and how do I know it is baked?", "Bake at 180 degrees; a skewer inserted in the cake should come out clean."),
-    ("Any tips for storing the leftover cake?", "Wrap the cake in foil and keep it in the fridge; the lemon cake stays moist for three days."),
+    (
+        "Can I replace the butter with oil in the cake recipe?",
+        "Yes, use vegetable oil instead of butter; the cake will be moister. Use a little less oil.",
+    ),
+    (
+        "How do I make the lemon glaze?",
+        "Whisk powdered sugar with lemon juice until smooth, then pour the glaze over the cooled cake.",
+    ),
+    (
+        "What oven temperature for the cake, and how do I know it is baked?",
+        "Bake at 180 degrees; a skewer inserted in the cake should come out clean.",
+    ),
+    (
+        "Any tips for storing the leftover cake?",
+        "Wrap the cake in foil and keep it in the fridge; the lemon cake stays moist for three days.",
+    ),
 ];
 
 fn push_all(s: &mut Segmenter, turns: &[(&str, &str)]) {
@@ -87,18 +99,12 @@ fn topics_three_clear_subjects_are_split_and_named() {
         s.adjacent_similarities()
     );
     assert!(
-        label_has(
-            &topics[0],
-            &["rain", "weather", "forecast", "wind", "umbrella"]
-        ),
+        label_has(&topics[0], &["rain", "weather", "forecast", "wind", "umbrella"]),
         "{}",
         topics[0].label
     );
     assert!(
-        label_has(
-            &topics[1],
-            &["borrow", "compiler", "error", "checker", "lifetime"]
-        ),
+        label_has(&topics[1], &["borrow", "compiler", "error", "checker", "lifetime"]),
         "{}",
         topics[1].label
     );
@@ -116,10 +122,7 @@ fn topics_three_clear_subjects_are_split_and_named() {
             "label words come from the terms"
         );
     }
-    assert_eq!(
-        s.topic_of_turns(),
-        [0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2]
-    );
+    assert_eq!(s.topic_of_turns(), [0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2]);
     let sims = s.adjacent_similarities();
     assert_eq!(sims.len(), 15);
     assert_eq!(sims[0], 1.0);
@@ -141,10 +144,7 @@ fn topics_three_clear_subjects_are_split_and_named() {
         ..TopicConfig::default()
     });
     let starts: Vec<usize> = s.topics().iter().map(|t| t.first_turn).collect();
-    assert!(
-        starts.contains(&5) && starts.contains(&10),
-        "window 1: {starts:?}"
-    );
+    assert!(starts.contains(&5) && starts.contains(&10), "window 1: {starts:?}");
 }
 
 #[test]
@@ -197,10 +197,7 @@ fn topics_chinese_conversation_with_two_subjects_splits() {
             "明天北京的天气怎么样？会下雨吗？",
             "明天北京多云转小雨，气温十到十五度，出门记得带伞。",
         ),
-        (
-            "后天的天气预报呢？",
-            "后天北京晴天，气温回升到二十度，风力不大。",
-        ),
+        ("后天的天气预报呢？", "后天北京晴天，气温回升到二十度，风力不大。"),
         (
             "周末会下雨吗？天气冷不冷？",
             "周末有小雨，天气偏冷，建议多穿衣服并带伞。",
@@ -239,24 +236,16 @@ fn topics_chinese_conversation_with_two_subjects_splits() {
         s.adjacent_similarities()
     );
     assert!(
-        label_has(
-            &topics[0],
-            &["天气", "气温", "下雨", "北京", "预报", "带伞"]
-        ),
+        label_has(&topics[0], &["天气", "气温", "下雨", "北京", "预报", "带伞"]),
         "{}",
         topics[0].label
     );
     assert!(
-        label_has(
-            &topics[1],
-            &["程序", "内存", "测试", "优化", "类型", "函数"]
-        ),
+        label_has(&topics[1], &["程序", "内存", "测试", "优化", "类型", "函数"]),
         "{}",
         topics[1].label
     );
-    assert!(
-        s.similarity_to_turns("明天会下雨吗", 0..=3) > s.similarity_to_turns("明天会下雨吗", 4..=7)
-    );
+    assert!(s.similarity_to_turns("明天会下雨吗", 0..=3) > s.similarity_to_turns("明天会下雨吗", 4..=7));
 }
 
 /// Turns of one subject drawn from its own words plus shared filler.
@@ -346,10 +335,7 @@ fn topics_min_turns_is_respected_except_for_the_live_topic() {
     for t in &texts {
         s.push(TurnText::new(t, ""));
     }
-    assert_eq!(
-        spans(&s.topics()),
-        [(0, 3), (4, 4), (5, 8), (9, 12), (13, 13)]
-    );
+    assert_eq!(spans(&s.topics()), [(0, 3), (4, 4), (5, 8), (9, 12), (13, 13)]);
 }
 
 #[test]
@@ -413,10 +399,7 @@ fn topics_host_metadata_never_names_a_topic() {
     };
     let mut s = Segmenter::default();
     for (k, &(u, a)) in WEATHER.iter().chain(&RUST).enumerate() {
-        s.push(TurnText::new(
-            &meta(k, u),
-            &format!("[[reply_to_current]] {a}"),
-        ));
+        s.push(TurnText::new(&meta(k, u), &format!("[[reply_to_current]] {a}")));
     }
     // Turns that are nothing but metadata.
     s.push(TurnText::new(&meta(99, ""), ""));
@@ -441,12 +424,7 @@ fn topics_host_metadata_never_names_a_topic() {
         "reply_to_current",
     ];
     for t in &topics {
-        for term in t
-            .terms
-            .iter()
-            .map(String::as_str)
-            .chain(t.label.split(" / "))
-        {
+        for term in t.terms.iter().map(String::as_str).chain(t.label.split(" / ")) {
             assert!(
                 !banned.contains(&term) && !term.chars().all(|c| c.is_ascii_digit()),
                 "{term:?} in {t:?}"
