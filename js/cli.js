@@ -76,8 +76,12 @@ function progress(msg) {
   if (process.stderr.isTTY || process.env.CONTEXTFOLD_PROGRESS) process.stderr.write(`… ${msg}\n`);
 }
 
-/** Reads a session: messages (active branch), transcript entries (for ids), session name. */
-function loadSession(args) {
+/**
+ * Reads a session: messages (active branch), transcript entries (for ids), session name; with
+ * `keepBytes` also the input's bytes (recover). Otherwise they are not held, so a huge input
+ * is in memory once less while the core works.
+ */
+function loadSession(args, { keepBytes = false } = {}) {
   const file = args._[1];
   if (!file) throw new UsageError(`${args._[0]} needs a session file (or - for stdin)`);
   const name = file === "-" ? "stdin" : file;
@@ -88,7 +92,7 @@ function loadSession(args) {
   // The core indexes every transcript entry itself (same branch rule as the reader).
   const entries = r.format === "openclaw" ? r.transcriptEntries : undefined;
   const session = r.sessionId ?? (file === "-" ? "stdin" : path.basename(file).replace(/\.[^.]+$/, ""));
-  return { ...r, entries, session, buf, name };
+  return { ...r, entries, session, name, ...(keepBytes ? { buf } : {}) };
 }
 
 function coreCall(fn) {
@@ -100,7 +104,8 @@ function coreCall(fn) {
 }
 
 function out(text) {
-  process.stdout.write(text.endsWith("\n") ? text : text + "\n");
+  process.stdout.write(text);
+  if (!text.endsWith("\n")) process.stdout.write("\n");
 }
 
 async function cmdClean(args) {
@@ -180,7 +185,7 @@ async function cmdTopics(args) {
 const PAGE = 50;
 
 async function cmdRecover(args) {
-  const s = loadSession(args);
+  const s = loadSession(args, { keepBytes: true });
   const id = args._[2];
   if (!id) throw new UsageError("recover needs a turn id (see `contextfold index`)");
   const live = await indexOf(s, args);

@@ -155,11 +155,17 @@ export function scanJsonl(bytes, { name = "input", base = 0, firstLine = 1, stri
   return { records, warnings, end: base + start, nextLine: line };
 }
 
-/** Converts one OpenClaw JSONL value into an index entry (null for the header and entries without an id). */
+/**
+ * Converts one OpenClaw JSONL value into an index entry (null for the header and entries
+ * without an id). A parent id or type that is not a string cannot name anything: the entry
+ * then starts a chain (as an unknown parent does) or is of no known type, and the core's
+ * index never refuses the whole batch over one such line.
+ */
 export function toEntry(value, range) {
   if (!value || typeof value !== "object" || typeof value.id !== "string") return null;
   if (value.type === "session") return null;
-  const e = { id: value.id, parentId: value.parentId ?? null, type: value.type ?? "message" };
+  const type = value.type == null ? "message" : typeof value.type === "string" ? value.type : "unknown";
+  const e = { id: value.id, parentId: typeof value.parentId === "string" ? value.parentId : null, type };
   if (value.type === "message" && value.message && typeof value.message === "object") e.message = value.message;
   if (value.type === "compaction" && typeof value.firstKeptEntryId === "string") e.firstKeptEntryId = value.firstKeptEntryId;
   if (range) e.range = range;

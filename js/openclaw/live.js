@@ -118,6 +118,7 @@ export class LiveSession {
       if (update.rewrite) {
         this.warn(`transcript rewritten (${update.rewrite}), rebuilding the index`);
         r = await this.transcript.read(undefined);
+        for (const w of r.warnings ?? []) this.warn(w);
         update = s.rebuild(r.entries);
       }
     }

@@ -1,0 +1,95 @@
+//! The planner (one-shot assemble) over structured sessions, budgets and options: the output
+//! passes the validity gate, fits the budget unless the result says the protected turns alone
+//! exceed it, its token figure is the estimate of what it sends, and it is deterministic.
+#![no_main]
+
+use arbitrary::{Arbitrary, Unstructured};
+use contextfold::session::{OneShot, Pins};
+use contextfold::{gate, steps, tokens};
+use contextfold_fuzz::{live_from, steps_in_range, Session};
+use libfuzzer_sys::fuzz_target;
+use serde_json::json;
+use std::collections::BTreeMap;
+
+#[derive(Debug, Arbitrary)]
+struct Options {
+    clean_only: bool,
+    budget: u16,
+    use_budget: bool,
+    preserve_recent: u8,
+    threshold: u8,
+    fold_other_topics: bool,
+    truncate_chars: u16,
+    keep_recent_turns: u8,
+    clean_flags: u8,
+    preserve_system: bool,
+    prompt: Option<bool>,
+    summaries: Vec<(u8, bool)>,
+    folded: Vec<u8>,
+    pins: Vec<u8>,
+}
+
+fuzz_target!(|data: &[u8]| {
+    let mut u = Unstructured::new(data);
+    let Ok(o) = Options::arbitrary(&mut u) else { return };
+    let Ok(session) = Session::arbitrary(&mut u) else { return };
+    let messages = session.render(&mut u);
+    let max_tokens = 256 + o.budget as usize * 4;
+    let threshold = [0.1, 0.5, 0.8, 1.0][(o.threshold % 4) as usize];
+    let config = json!({
+        "mode": if o.clean_only { "clean" } else { "fold" },
+        "maxTokens": max_tokens,
+        "summarizeThreshold": threshold,
+        "preserveRecentMessages": o.preserve_recent % 7,
+        "foldOtherTopics": o.fold_other_topics,
+        "toolResultTruncateChars": 200 + o.truncate_chars as usize,
+        "keepRecentTurns": o.keep_recent_turns % 4,
+        "cleanThinking": o.clean_flags & 1 != 0,
+        "clearReasoningContent": o.clean_flags & 2 != 0,
+        "dropToolResults": o.clean_flags & 4 != 0,
+        "dropToolCallMessages": o.clean_flags & 8 != 0,
+        "preserveSystemMessages": o.preserve_system,
+    });
+    // Turn ids of a bare message list are content hashes: take them from a first run.
+    let turn_ids = |r: &contextfold::session::AssembleResult| r.turns.iter().map(|t| t.id.clone()).collect::<Vec<_>>();
+    let prompt = o.prompt.map(|p| if p { "what about the parser?".to_string() } else { String::new() });
+    let budget = o.use_budget.then_some(max_tokens / 2 + 1);
+    let shot = |summaries: BTreeMap<String, String>, folded: Vec<String>, pins: Pins| OneShot {
+        messages: messages.clone(),
+        entries: None,
+        prompt: prompt.clone(),
+        budget,
+        config: config.clone(),
+        summaries,
+        folded,
+        pins,
+    };
+    let Ok(first) = shot(BTreeMap::new(), vec![], Pins::default()).run() else { return };
+    let ids = turn_ids(&first);
+    let pick = |k: u8| (!ids.is_empty()).then(|| ids[k as usize % ids.len()].clone());
+    let summaries: BTreeMap<String, String> = o
+        .summaries
+        .iter()
+        .filter_map(|&(k, long)| pick(k).map(|id| (id, if long { "summary ".repeat(200) } else { "short summary".into() })))
+        .collect();
+    let folded: Vec<String> = o.folded.iter().filter_map(|&k| pick(k)).collect();
+    let pins = Pins { turn_ids: o.pins.iter().filter_map(|&k| pick(k)).collect(), ..Pins::default() };
+
+    let r = shot(summaries.clone(), folded.clone(), pins.clone()).run().expect("a valid request runs");
+    let complete = prompt.is_some();
+    assert!(steps_in_range(&r.steps, messages.len()), "a step points outside the input");
+    if let Err(refusal) = gate::check(&messages, &r.steps, live_from(&messages, complete)) {
+        panic!("the planner's output fails the gate ({refusal})");
+    }
+    let budget = budget.unwrap_or(max_tokens);
+    assert_eq!(r.stats.budget, budget);
+    assert!(
+        r.estimated_tokens <= budget || r.stats.over_budget,
+        "{} tokens over a budget of {budget} without overBudget",
+        r.estimated_tokens
+    );
+    let out = steps::apply(&r.steps, &messages);
+    assert_eq!(r.estimated_tokens, tokens::messages(&out), "the token figure is not the estimate of the output");
+    let again = shot(summaries, folded, pins).run().expect("runs again");
+    assert_eq!(serde_json::to_string(&r).ok(), serde_json::to_string(&again).ok(), "assemble is not deterministic");
+});
