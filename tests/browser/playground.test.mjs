@@ -235,17 +235,25 @@ test("multi-topic sample with a prompt: topics the prompt refers to come back, a
   await page.click("#cfg-preserveRecentMessages");
   await page.click("#reset");
   await page.click("#sample-multitopic");
+  // Stub other topics whatever the budget (the checkbox, as a person would).
+  await page.check("#cfg-foldOtherTopics");
   const prompt = "Back to the sourdough: how long should the levain rest before I mix the dough?";
   await page.fill("#prompt", prompt);
-  await settled((p) => window.__contextfold.lastResult?.name === "multitopic.jsonl" && window.__contextfold.lastResult.request.prompt === p, prompt);
+  await settled(
+    (p) =>
+      window.__contextfold.lastResult?.name === "multitopic.jsonl" &&
+      window.__contextfold.lastResult.request.prompt === p &&
+      window.__contextfold.lastResult.request.config.foldOtherTopics === true,
+    prompt,
+  );
   const r = await page.evaluate(() => window.__contextfold.lastResult);
   assert.equal(r.request.prompt, prompt);
-  assert.deepEqual(r.request.config, {});
+  assert.deepEqual(r.request.config, { foldOtherTopics: true });
   assert.equal(r.request.budget, null);
-  const cli = cliAssemble(path.join(SITE, "samples", "multitopic.jsonl"), { prompt });
+  const cli = cliAssemble(path.join(SITE, "samples", "multitopic.jsonl"), { prompt, config: { foldOtherTopics: true } });
   assert.deepEqual(r.messages, cli.out.messages);
   assert.deepEqual(await renderedView("#context .msg"), cli.out.messages.map(expectedView));
-  assert.ok(cli.out.turns.some((t) => /prompt refers/.test(t.reason)), "the prompt brings a topic back");
+  assert.ok(cli.out.turns.some((t) => /refer to topic/.test(t.reason)), "the prompt brings a topic back");
   assert.ok(cli.out.turns.some((t) => t.decision === "stubbed"), "other topics are stubbed");
   // Open a folded turn for the screenshot.
   const folded = r.turns.find((t) => t.decision === "stubbed");
