@@ -85,7 +85,7 @@ const kind = (raw) => {
   if (!name.includes("::")) return "wasm-bindgen exports and glue";
   const [, krate, mod] = m;
   if (krate === "contextfold") return "contextfold::" + (mod && mod !== "_" ? mod : "(lib.rs)");
-  if (STD.includes(krate)) return /fmt|panic/.test(name) ? "std fmt and panics" : "std generic code (Vec, String, iterators, str search)";
+  if (STD.includes(krate) || /^([A-Z]|bool|dyn|i32|i64|u16|f32)$/.test(krate)) return /fmt|panic/.test(name) ? "std fmt and panics" : "std generic code (Vec, String, iterators, str search)";
   return krate;
 };
 const rows = fs.readFileSync(file, "utf8").trim().split("\n").slice(1).map(parse)

@@ -2,7 +2,7 @@
 // Soak: replays a generated 10,000-turn session turn by turn through the engine adapter, as
 // OpenClaw drives it, and records per-turn time and process memory.
 //
-//   node bench/soak/soak.mjs [--turns N] [--every K] [--budget TOKENS] [--out FILE] [--readme]
+//   node bench/soak/soak.mjs [--turns N] [--every K] [--budget TOKENS] [--out FILE] [--pkg DIR] [--readme]
 //
 // Per turn t: the host's transcript (a legacy JSONL under <hostStateDir>/agents/main/
 // sessions/<sessionId>.jsonl) holds turns < t; the engine gets bootstrap → assemble (the
@@ -19,15 +19,17 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { sessionLines } from "./generate.mjs";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const PKG = path.join(ROOT, "pkg-template");
-if (!existsSync(path.join(PKG, "wasm", "contextfold_bg.wasm"))) {
-  console.error("pkg-template/ is not built: run `bash scripts/build.sh` first");
-  process.exit(2);
-}
 
 function option(name, dflt) {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? process.argv[i + 1] : dflt;
+}
+// --pkg: another built package directory (e.g. one whose wasm keeps its name section, for
+// `node --cpu-prof`).
+const PKG = path.resolve(option("pkg", path.join(ROOT, "pkg-template")));
+if (!existsSync(path.join(PKG, "wasm", "contextfold_bg.wasm"))) {
+  console.error(`${PKG} is not built: run \`bash scripts/build.sh\` first`);
+  process.exit(2);
 }
 const TURNS = Number(option("turns", 10_000));
 const EVERY = Number(option("every", 500));
@@ -126,6 +128,9 @@ for (let t = 0; t < TURNS; t++) {
     };
     samples.push(s);
     process.stderr.write(`${fmtRow(s)}\n`);
+    // Written as it goes: a run stopped early still leaves its figures.
+    mkdirSync(path.dirname(OUT), { recursive: true });
+    writeFileSync(OUT, JSON.stringify({ partial: true, turns: TURNS, budget: BUDGET, samples }, null, 2) + "\n");
   }
 }
 const elapsed = (performance.now() - t0) / 1000;

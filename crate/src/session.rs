@@ -492,6 +492,8 @@ impl OneShot {
 pub fn synthetic_entries(messages: &[Value]) -> Vec<Entry> {
     let mut out = Vec::with_capacity(messages.len());
     let mut parent: Option<String> = None;
+    // Ids given so far (a set: searching `out` for each message is quadratic).
+    let mut taken: HashSet<String> = HashSet::with_capacity(messages.len());
     for (i, m) in messages.iter().enumerate() {
         let id = if crate::message::kind(m) == crate::message::Kind::User {
             turns::hash_id(turns::key_of(m))
@@ -499,11 +501,8 @@ pub fn synthetic_entries(messages: &[Value]) -> Vec<Entry> {
             format!("m{i}")
         };
         // Ids must be unique: suffix repeats.
-        let id = if out.iter().any(|e: &Entry| e.id.as_deref() == Some(id.as_str())) {
-            format!("{id}-{i}")
-        } else {
-            id
-        };
+        let id = if taken.contains(&id) { format!("{id}-{i}") } else { id };
+        taken.insert(id.clone());
         out.push(Entry {
             id: Some(id.clone()),
             parent_id: parent.clone(),

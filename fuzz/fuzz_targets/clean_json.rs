@@ -14,7 +14,9 @@ fuzz_target!(|data: &[u8]| {
     }
     let (cfg, complete, body) = (data[0], data[1] & 1 == 1, &data[2..]);
     let _ = contextfold::clean_json(std::str::from_utf8(body).unwrap_or(""));
-    let Ok(doc) = serde_json::from_slice::<Value>(body) else { return };
+    let Ok(doc) = serde_json::from_slice::<Value>(body) else {
+        return;
+    };
     let messages = match doc {
         Value::Array(a) => a,
         Value::Object(mut o) => match o.remove("messages") {

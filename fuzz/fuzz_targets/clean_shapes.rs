@@ -11,7 +11,9 @@ fuzz_target!(|data: &[u8]| {
     let mut u = Unstructured::new(data);
     let Ok(cfg) = u8::arbitrary(&mut u) else { return };
     let Ok(complete) = bool::arbitrary(&mut u) else { return };
-    let Ok(session) = Session::arbitrary(&mut u) else { return };
+    let Ok(session) = Session::arbitrary(&mut u) else {
+        return;
+    };
     let messages = session.render(&mut u);
     check_clean(&messages, &clean_config(cfg), complete);
 });

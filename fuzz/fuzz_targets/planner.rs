@@ -1,9 +1,11 @@
 //! The planner (one-shot assemble) over structured sessions, budgets and options: the output
-//! passes the validity gate, fits the budget unless the result says the protected turns alone
-//! exceed it, its token figure is the estimate of what it sends, and it is deterministic.
+//! passes the validity gate, fits the budget unless the protected turns alone exceed it (then
+//! every other turn is folded and the result says so), its token figure is the estimate of
+//! what it sends, and it is deterministic.
 #![no_main]
 
 use arbitrary::{Arbitrary, Unstructured};
+use contextfold::assemble::Decision;
 use contextfold::session::{OneShot, Pins};
 use contextfold::{gate, steps, tokens};
 use contextfold_fuzz::{live_from, steps_in_range, Session};
@@ -32,9 +34,12 @@ struct Options {
 fuzz_target!(|data: &[u8]| {
     let mut u = Unstructured::new(data);
     let Ok(o) = Options::arbitrary(&mut u) else { return };
-    let Ok(session) = Session::arbitrary(&mut u) else { return };
+    let Ok(session) = Session::arbitrary(&mut u) else {
+        return;
+    };
     let messages = session.render(&mut u);
-    let max_tokens = 256 + o.budget as usize * 4;
+    // Budgets around what a session of up to 64 items costs, so folding is exercised.
+    let max_tokens = 256 + o.budget as usize % 4096;
     let threshold = [0.1, 0.5, 0.8, 1.0][(o.threshold % 4) as usize];
     let config = json!({
         "mode": if o.clean_only { "clean" } else { "fold" },
@@ -52,7 +57,13 @@ fuzz_target!(|data: &[u8]| {
     });
     // Turn ids of a bare message list are content hashes: take them from a first run.
     let turn_ids = |r: &contextfold::session::AssembleResult| r.turns.iter().map(|t| t.id.clone()).collect::<Vec<_>>();
-    let prompt = o.prompt.map(|p| if p { "what about the parser?".to_string() } else { String::new() });
+    let prompt = o.prompt.map(|p| {
+        if p {
+            "what about the parser?".to_string()
+        } else {
+            String::new()
+        }
+    });
     let budget = o.use_budget.then_some(max_tokens / 2 + 1);
     let shot = |summaries: BTreeMap<String, String>, folded: Vec<String>, pins: Pins| OneShot {
         messages: messages.clone(),
@@ -64,20 +75,41 @@ fuzz_target!(|data: &[u8]| {
         folded,
         pins,
     };
-    let Ok(first) = shot(BTreeMap::new(), vec![], Pins::default()).run() else { return };
+    let Ok(first) = shot(BTreeMap::new(), vec![], Pins::default()).run() else {
+        return;
+    };
     let ids = turn_ids(&first);
     let pick = |k: u8| (!ids.is_empty()).then(|| ids[k as usize % ids.len()].clone());
     let summaries: BTreeMap<String, String> = o
         .summaries
         .iter()
-        .filter_map(|&(k, long)| pick(k).map(|id| (id, if long { "summary ".repeat(200) } else { "short summary".into() })))
+        .filter_map(|&(k, long)| {
+            pick(k).map(|id| {
+                (
+                    id,
+                    if long {
+                        "summary ".repeat(200)
+                    } else {
+                        "short summary".into()
+                    },
+                )
+            })
+        })
         .collect();
     let folded: Vec<String> = o.folded.iter().filter_map(|&k| pick(k)).collect();
-    let pins = Pins { turn_ids: o.pins.iter().filter_map(|&k| pick(k)).collect(), ..Pins::default() };
+    let pins = Pins {
+        turn_ids: o.pins.iter().filter_map(|&k| pick(k)).collect(),
+        ..Pins::default()
+    };
 
-    let r = shot(summaries.clone(), folded.clone(), pins.clone()).run().expect("a valid request runs");
+    let r = shot(summaries.clone(), folded.clone(), pins.clone())
+        .run()
+        .expect("a valid request runs");
     let complete = prompt.is_some();
-    assert!(steps_in_range(&r.steps, messages.len()), "a step points outside the input");
+    assert!(
+        steps_in_range(&r.steps, messages.len()),
+        "a step points outside the input"
+    );
     if let Err(refusal) = gate::check(&messages, &r.steps, live_from(&messages, complete)) {
         panic!("the planner's output fails the gate ({refusal})");
     }
@@ -88,8 +120,30 @@ fuzz_target!(|data: &[u8]| {
         "{} tokens over a budget of {budget} without overBudget",
         r.estimated_tokens
     );
+    // Over the budget only when the protected turns alone exceed it: every other turn is
+    // folded to a stub (fold mode, no gate fallback).
+    if r.estimated_tokens > budget && !o.clean_only && r.fallback.is_none() {
+        for t in r.turns.iter().filter(|t| !t.protected) {
+            assert_eq!(
+                t.decision,
+                Decision::Stubbed,
+                "over the budget ({} > {budget}) with turn {} not folded ({})",
+                r.estimated_tokens,
+                t.id,
+                t.reason
+            );
+        }
+    }
     let out = steps::apply(&r.steps, &messages);
-    assert_eq!(r.estimated_tokens, tokens::messages(&out), "the token figure is not the estimate of the output");
+    assert_eq!(
+        r.estimated_tokens,
+        tokens::messages(&out),
+        "the token figure is not the estimate of the output"
+    );
     let again = shot(summaries, folded, pins).run().expect("runs again");
-    assert_eq!(serde_json::to_string(&r).ok(), serde_json::to_string(&again).ok(), "assemble is not deterministic");
+    assert_eq!(
+        serde_json::to_string(&r).ok(),
+        serde_json::to_string(&again).ok(),
+        "assemble is not deterministic"
+    );
 });

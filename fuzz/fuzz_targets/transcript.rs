@@ -13,7 +13,9 @@ use libfuzzer_sys::fuzz_target;
 use std::collections::HashSet;
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&split, body)) = data.split_first() else { return };
+    let Some((&split, body)) = data.split_first() else {
+        return;
+    };
     let entries = entries_from_jsonl(body);
     let full = SessionIndex::build(&entries);
 
@@ -21,11 +23,23 @@ fuzz_target!(|data: &[u8]| {
     let back: SessionIndex = serde_json::from_str(&text).expect("the index deserializes");
     assert_eq!(back, full, "the index changes through its JSON form");
 
-    let k = if entries.is_empty() { 0 } else { split as usize % (entries.len() + 1) };
+    let k = if entries.is_empty() {
+        0
+    } else {
+        split as usize % (entries.len() + 1)
+    };
     let mut inc = SessionIndex::build(&entries[..k]);
-    let unique = entries.iter().filter_map(|e| e.id.as_deref()).collect::<HashSet<_>>().len() == entries.len();
+    let unique = entries
+        .iter()
+        .filter_map(|e| e.id.as_deref())
+        .collect::<HashSet<_>>()
+        .len()
+        == entries.len();
     if inc.append(&entries[k..]).is_ok() && unique {
-        assert_eq!(inc, full, "incremental index differs from the full build (split at {k})");
+        assert_eq!(
+            inc, full,
+            "incremental index differs from the full build (split at {k})"
+        );
     }
 
     let mut s = Session::new(Config::default());
@@ -35,13 +49,22 @@ fuzz_target!(|data: &[u8]| {
         s.rebuild(&entries);
     }
     let _ = s.topics();
-    let ids: HashSet<&str> = s.index().turns.iter().flat_map(|t| t.entries.iter().map(|r| r.id.as_str())).collect();
+    let ids: HashSet<&str> = s
+        .index()
+        .turns
+        .iter()
+        .flat_map(|t| t.entries.iter().map(|r| r.id.as_str()))
+        .collect();
     let messages: Vec<_> = entries
         .iter()
         .filter(|e| e.id.as_deref().is_some_and(|id| ids.contains(id)))
         .filter_map(|e| e.message.clone())
         .collect();
     let prompt = (split & 1 == 1).then(|| "what about the parser?".to_string());
-    let r = s.assemble(&AssembleRequest { messages: messages.clone(), prompt, budget: Some(256 + split as usize * 64) });
+    let r = s.assemble(&AssembleRequest {
+        messages: messages.clone(),
+        prompt,
+        budget: Some(256 + split as usize * 64),
+    });
     assert!(r.steps.iter().all(|st| st.source.is_none_or(|i| i < messages.len())));
 });

@@ -135,10 +135,16 @@ fn thinking_part(t: Think, shape: Shape, n: usize) -> Value {
     match (shape, t) {
         (Shape::Anthropic, Think::Redacted) => json!({"type": "redacted_thinking", "data": format!("opaque{n}")}),
         (Shape::Anthropic, Think::Empty) => json!({"type": "thinking", "thinking": "", "signature": ""}),
-        (Shape::Anthropic, _) => json!({"type": "thinking", "thinking": format!("reasoning {n}"), "signature": format!("sig{n}")}),
+        (Shape::Anthropic, _) => {
+            json!({"type": "thinking", "thinking": format!("reasoning {n}"), "signature": format!("sig{n}")})
+        }
         (_, Think::Plain) => json!({"type": "thinking", "thinking": format!("reasoning {n}")}),
-        (_, Think::Signed) => json!({"type": "thinking", "thinking": format!("reasoning {n}"), "thinkingSignature": format!("sig{n}")}),
-        (_, Think::Redacted) => json!({"type": "thinking", "thinking": "", "thinkingSignature": format!("enc{n}"), "redacted": true}),
+        (_, Think::Signed) => {
+            json!({"type": "thinking", "thinking": format!("reasoning {n}"), "thinkingSignature": format!("sig{n}")})
+        }
+        (_, Think::Redacted) => {
+            json!({"type": "thinking", "thinking": "", "thinkingSignature": format!("enc{n}"), "redacted": true})
+        }
         (_, Think::Empty) => json!({"type": "thinking", "thinking": ""}),
     }
 }
@@ -190,7 +196,9 @@ fn render_item(item: &Item, shape: Shape, n: usize) -> Vec<Value> {
         Item::User(p) => vec![match p {
             Prompt::Str => json!({"role": "user", "content": format!("question {n} about parsers")}),
             Prompt::Parts => json!({"role": "user", "content": [{"type": "text", "text": format!("question {n}")}]}),
-            Prompt::WithImage => json!({"role": "user", "content": [{"type": "text", "text": "look"}, {"type": "image", "data": "aGk=", "mimeType": "image/png"}]}),
+            Prompt::WithImage => {
+                json!({"role": "user", "content": [{"type": "text", "text": "look"}, {"type": "image", "data": "aGk=", "mimeType": "image/png"}]})
+            }
             Prompt::Blank => json!({"role": "user", "content": " "}),
             Prompt::EmptyParts => json!({"role": "user", "content": []}),
         }],
@@ -232,7 +240,14 @@ fn render_answer(a: &Answer, shape: Shape, n: usize) -> Value {
     match shape {
         Shape::OpenAi => {
             let text = texts(a.text, n).join(" ");
-            m.insert("content".into(), if a.content_null || text.is_empty() { Value::Null } else { json!(text) });
+            m.insert(
+                "content".into(),
+                if a.content_null || text.is_empty() {
+                    Value::Null
+                } else {
+                    json!(text)
+                },
+            );
             if a.reasoning_content || !a.thinking.is_empty() {
                 m.insert("reasoning_content".into(), json!(format!("reasoning {n}")));
             }
@@ -246,7 +261,10 @@ fn render_answer(a: &Answer, shape: Shape, n: usize) -> Value {
         }
         _ => {
             let mut parts: Vec<Value> = a.thinking.iter().take(3).map(|&t| thinking_part(t, shape, n)).collect();
-            let text: Vec<Value> = texts(a.text, n).into_iter().map(|t| json!({"type": "text", "text": t})).collect();
+            let text: Vec<Value> = texts(a.text, n)
+                .into_iter()
+                .map(|t| json!({"type": "text", "text": t}))
+                .collect();
             let call_parts: Vec<Value> = calls
                 .iter()
                 .map(|id| match shape {
@@ -265,7 +283,10 @@ fn render_answer(a: &Answer, shape: Shape, n: usize) -> Value {
             if shape == Shape::OpenClaw && a.reasoning_content {
                 m.insert("reasoning_content".into(), json!("raw reasoning"));
             }
-            m.insert("stopReason".into(), json!(if calls.is_empty() { "stop" } else { "toolUse" }));
+            m.insert(
+                "stopReason".into(),
+                json!(if calls.is_empty() { "stop" } else { "toolUse" }),
+            );
         }
     }
     provider(&mut m, a.provider);
@@ -304,7 +325,10 @@ pub fn check_clean(messages: &[Value], cfg: &CleanConfig, complete: bool) {
     let b = clean::clean_history(messages, cfg, complete);
     assert_eq!(a.steps, b.steps, "clean is not deterministic");
     assert_eq!(a.stats, b.stats, "clean stats are not deterministic");
-    assert!(a.steps.iter().all(|s| s.source.is_none_or(|i| i < messages.len())), "a step points outside the input");
+    assert!(
+        a.steps.iter().all(|s| s.source.is_none_or(|i| i < messages.len())),
+        "a step points outside the input"
+    );
     // The gated entry point returns the same plan.
     let gated = contextfold::clean_history(messages, cfg, complete);
     assert!(gated.fallback.is_none());
@@ -348,8 +372,12 @@ pub fn entries_from_jsonl(data: &[u8]) -> Vec<Entry> {
     for line in data.split(|&b| b == b'\n') {
         let range = (start as u64, (start + line.len() + 1) as u64);
         start += line.len() + 1;
-        let Ok(v) = serde_json::from_slice::<Value>(line) else { continue };
-        let Some(id) = v.get("id").and_then(Value::as_str) else { continue };
+        let Ok(v) = serde_json::from_slice::<Value>(line) else {
+            continue;
+        };
+        let Some(id) = v.get("id").and_then(Value::as_str) else {
+            continue;
+        };
         let kind = match v.get("type") {
             None | Some(Value::Null) => "message".to_string(),
             Some(Value::String(s)) => s.clone(),
@@ -358,9 +386,12 @@ pub fn entries_from_jsonl(data: &[u8]) -> Vec<Entry> {
         if kind == "session" {
             continue;
         }
-        let message = (kind == "message").then(|| v.get("message").filter(|m| m.is_object()).cloned()).flatten();
-        let first_kept_entry_id =
-            (kind == "compaction").then(|| v.get("firstKeptEntryId").and_then(Value::as_str).map(str::to_string)).flatten();
+        let message = (kind == "message")
+            .then(|| v.get("message").filter(|m| m.is_object()).cloned())
+            .flatten();
+        let first_kept_entry_id = (kind == "compaction")
+            .then(|| v.get("firstKeptEntryId").and_then(Value::as_str).map(str::to_string))
+            .flatten();
         out.push(Entry {
             id: Some(id.to_string()),
             parent_id: v.get("parentId").and_then(Value::as_str).map(str::to_string),
