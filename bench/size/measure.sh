@@ -33,20 +33,20 @@ if [ "${NO_BUILD:-0}" != 1 ]; then
 fi
 WASM=${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/contextfold.wasm
 
-wasm-bindgen --target web --out-dir "$OUT/shipped" --out-name cf \
+wasm-bindgen --target web --out-dir "$OUT/shipped" --out-name contextfold \
   --remove-name-section --remove-producers-section "$WASM"
-"$WASM_OPT" -Oz "$OUT/shipped/cf_bg.wasm" -o "$OUT/shipped/cf_bg.wasm"
-wasm-bindgen --target web --out-dir "$OUT/profiled" --out-name cf --keep-debug "$WASM"
+"$WASM_OPT" -Oz "$OUT/shipped/contextfold_bg.wasm" -o "$OUT/shipped/contextfold_bg.wasm"
+wasm-bindgen --target web --out-dir "$OUT/profiled" --out-name contextfold --keep-debug "$WASM"
 
 size_of() { wc -c < "$1" | tr -d ' '; }
-RAW=$(size_of "$OUT/shipped/cf_bg.wasm")
-GZ=$(gzip -9 -c "$OUT/shipped/cf_bg.wasm" | wc -c | tr -d ' ')
+RAW=$(size_of "$OUT/shipped/contextfold_bg.wasm")
+GZ=$(gzip -9 -c "$OUT/shipped/contextfold_bg.wasm" | wc -c | tr -d ' ')
 kb() { awk -v b="$1" 'BEGIN { printf "%.1f KB", b / 1024 }'; }
 echo "cargo output      $(size_of "$WASM") bytes"
 echo "shipped, raw      $RAW bytes ($(kb "$RAW"))"
 echo "shipped, gzip -9  $GZ bytes ($(kb "$GZ"))"
 
-"$TWIGGY" top -n 1000000 --format csv "$OUT/profiled/cf_bg.wasm" > "$OUT/profiled.csv"
+"$TWIGGY" top -n 1000000 --format csv "$OUT/profiled/contextfold_bg.wasm" > "$OUT/profiled.csv"
 node - "$OUT/profiled.csv" "$TOP" <<'JS'
 const fs = require("fs");
 const [file, top] = process.argv.slice(2);
@@ -109,7 +109,7 @@ JS
 
 if [ "${SHIPPED_TOP:-0}" = 1 ]; then
   # The shipped optimisation, with names kept (-g): what is left after inlining.
-  "$WASM_OPT" -Oz -g "$OUT/profiled/cf_bg.wasm" -o "$OUT/optimized-named.wasm"
+  "$WASM_OPT" -Oz -g "$OUT/profiled/contextfold_bg.wasm" -o "$OUT/optimized-named.wasm"
   echo
   echo "largest items after wasm-opt -Oz (twiggy top, names kept):"
   "$TWIGGY" top -n "$TOP" "$OUT/optimized-named.wasm"

@@ -1189,10 +1189,12 @@ fn is_stopword(term: &str) -> bool {
 /// The lowercase mappings of non-ASCII characters as runs, one `u64` each: bits 0–20 the first
 /// character, 21–27 the run length, 28 the stride minus one (alternating upper and lower case
 /// letters make runs of stride 2), 29–48 the offset to the lowercase character plus 2^19.
-/// Generated from `char::to_lowercase` (the test `lowercase_matches_std` checks every
-/// character); std's own table and its users cost over 15 KB of wasm, this one 1.5 KB.
+/// Printed by the ignored test `print_lower_runs` from `char::to_lowercase`; the test
+/// `lowercase_matches_std` checks every character. std's own table and the code around it
+/// cost over 15 KB of wasm, this one 1.5 KB (once nothing else calls `to_lowercase`).
 #[rustfmt::skip]
-const LOWER_RUNS: [u64; 184] = [    0x1000402e000c0, 0x1000400e000d8, 0x1000033000100, 0x1000030600132, 0x1000031000139, 0x1000032e0014a,
+const LOWER_RUNS: [u64; 184] = [
+    0x1000402e000c0, 0x1000400e000d8, 0x1000033000100, 0x1000030600132, 0x1000031000139, 0x1000032e0014a,
     0xfff0e0200178, 0x1000030600179, 0x1001a40200181, 0x1000030400182, 0x10019c0200186, 0x1000020200187,
     0x10019a0400189, 0x100002020018b, 0x10009e020018e, 0x100194020018f, 0x1001960200190, 0x1000020200191,
     0x10019a0200193, 0x10019e0200194, 0x1001a60200196, 0x1001a20200197, 0x1000020200198, 0x1001a6020019c,
@@ -1319,5 +1321,46 @@ mod tests {
             assert_eq!(ours, std, "U+{:04X}", c as u32);
         }
         assert_eq!(lowercase("ΟΔΟΣ İstanbul ÀÉ Ǆ"), "οδοσ i\u{307}stanbul àé ǆ");
+    }
+
+    /// Prints [`LOWER_RUNS`] from std's tables (after a Unicode update:
+    /// `cargo test -p contextfold --lib print_lower_runs -- --ignored --nocapture`).
+    #[test]
+    #[ignore]
+    fn print_lower_runs() {
+        let maps: Vec<(u32, i64)> = (0x80..=0x10FFFFu32)
+            .filter_map(char::from_u32)
+            .filter_map(|c| {
+                let mut l = c.to_lowercase();
+                match (l.next(), l.next()) {
+                    (Some(x), None) if x != c => Some((c as u32, x as i64 - c as i64)),
+                    _ => None,
+                }
+            })
+            .collect();
+        let mut runs = Vec::new();
+        let mut i = 0;
+        while i < maps.len() {
+            let (start, delta) = maps[i];
+            let (mut len, mut stride) = (1, 1);
+            for st in [1u32, 2] {
+                let mut n = 1;
+                while i + n < maps.len() && n < 127 && maps[i + n] == (start + st * n as u32, delta) {
+                    n += 1;
+                }
+                if n > len {
+                    (len, stride) = (n, st);
+                }
+            }
+            let packed =
+                start as u64 | (len as u64) << 21 | ((stride - 1) as u64) << 28 | ((delta + (1 << 19)) as u64) << 29;
+            runs.push(format!("{packed:#x},"));
+            i += len;
+        }
+        println!("const LOWER_RUNS: [u64; {}] = [", runs.len());
+        for row in runs.chunks(6) {
+            println!("    {}", row.join(" "));
+        }
+        println!("];");
     }
 }

@@ -443,7 +443,8 @@ function measured(args) {
   const stderr = r.stderr.toString("utf8");
   const kb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(stderr)?.[1]);
   assert.ok(kb > 0, `no peak memory figure in: ${stderr.slice(-500)}`);
-  return { code: r.status, stdout: r.stdout, stderr, peak: kb * 1024, seconds };
+  const cpu = ["User", "System"].reduce((t, k) => t + Number(new RegExp(`${k} time \\(seconds\\): ([\\d.]+)`).exec(stderr)?.[1] ?? NaN), 0);
+  return { code: r.status, stdout: r.stdout, stderr, peak: kb * 1024, seconds, cpu };
 }
 
 async function writeLines(p, lines) {
@@ -483,7 +484,7 @@ test("a 50 MB tool result: clean, assemble and index stay under 12x the file siz
         assert.equal(kept, where === "live", "a completed result is dropped; the live one is kept whole");
       }
       const ratio = m.peak / size;
-      process.stderr.write(`[size] 50 MB tool result (${where} turn) ${cmd}: ${m.seconds.toFixed(1)} s, peak ${(m.peak / 1048576).toFixed(0)} MiB = ${ratio.toFixed(1)}x the file\n`);
+      process.stderr.write(`[size] 50 MB tool result (${where} turn) ${cmd}: ${m.seconds.toFixed(1)} s (cpu ${m.cpu.toFixed(1)} s), peak ${(m.peak / 1048576).toFixed(0)} MiB = ${ratio.toFixed(1)}x the file\n`);
       assert.ok(ratio < 12, `${cmd}: peak ${(m.peak / 1048576).toFixed(0)} MiB is ${ratio.toFixed(1)}x the ${(size / 1048576).toFixed(0)} MiB file`);
     }
     rmSync(p);
@@ -505,7 +506,7 @@ test("100,000 turns: clean and assemble complete with valid output", { timeout: 
       assert.equal(out.stats.turns, 100_000);
       assert.ok(out.estimatedTokens <= out.stats.budget || out.stats.overBudget);
     }
-    process.stderr.write(`[size] 100,000 turns (${(size / 1048576).toFixed(0)} MiB) ${cmd}: ${m.seconds.toFixed(1)} s, peak ${(m.peak / 1048576).toFixed(0)} MiB, ${st.messagesBefore} → ${st.messagesAfter} messages\n`);
+    process.stderr.write(`[size] 100,000 turns (${(size / 1048576).toFixed(0)} MiB) ${cmd}: ${m.seconds.toFixed(1)} s (cpu ${m.cpu.toFixed(1)} s), peak ${(m.peak / 1048576).toFixed(0)} MiB, ${st.messagesBefore} → ${st.messagesAfter} messages\n`);
   }
   rmSync(p);
 });
