@@ -309,7 +309,18 @@ pub fn assemble(messages: &[Value], budget: usize, cfg: &Config, ctx: &Context) 
                     break;
                 }
                 let can = match pass {
-                    Render::Summary => plans[t].render == Render::Cleaned && ctx.summaries.contains_key(&id(t)),
+                    // A summary only when it is smaller than what the turn costs now.
+                    Render::Summary => {
+                        plans[t].render == Render::Cleaned
+                            && ctx.summaries.get(&id(t)).is_some_and(|sum| {
+                                let steps = summary_steps(messages, &plans[t], sum);
+                                steps
+                                    .iter()
+                                    .map(|x| tokens::message(x.resolve(messages)))
+                                    .sum::<usize>()
+                                    < plans[t].tokens
+                            })
+                    }
                     _ => plans[t].render != Render::Stub,
                 };
                 if !can {
