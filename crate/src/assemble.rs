@@ -406,8 +406,8 @@ struct Rendered {
     estimated: usize,
 }
 
-/// Builds the steps from the turn plans: adjacent stubbed turns share one stub (naming up to
-/// three topics); `drop_system` leaves out system messages of the preamble.
+/// Builds the steps from the turn plans: adjacent stubbed turns of one topic share one stub;
+/// `drop_system` leaves out system messages of the preamble.
 #[allow(clippy::too_many_arguments)]
 fn render(
     messages: &[Value],
@@ -430,7 +430,7 @@ fn render(
     while t < n {
         if plans[t].render == Render::Stub {
             let mut end = t + 1;
-            while end < n && plans[end].render == Render::Stub {
+            while end < n && plans[end].render == Render::Stub && label(end) == label(t) {
                 end += 1;
             }
             let ids: Vec<String> = (t..end).map(id).collect();
@@ -549,7 +549,7 @@ fn cost(
         Render::Cleaned => return p.steps.iter().map(|s| tokens::message(s.resolve(messages))).sum(),
         Render::Summary => summary_steps(messages, p, summary.map(String::as_str).unwrap_or("")),
         Render::Stub => {
-            if t > 0 && plans[t - 1].render == Render::Stub {
+            if t > 0 && plans[t - 1].render == Render::Stub && label(t - 1) == label(t) {
                 return STUB_CONTINUATION_TOKENS;
             }
             stub_run(
