@@ -97,7 +97,7 @@ describe("contextfold agent tools in the real openclaw host", { skip: skipReason
       slot: PLUGIN_ID,
       // one protected turn and one-turn topics, so the weather turns fold as soon as the
       // conversation has moved on to rust; no background LLM work
-      pluginConfig: { stateDir, preserveRecentMessages: 1, minTurnsPerTopic: 1, autoSummarize: false, enableLlmConfirmation: false },
+      pluginConfig: { stateDir, preserveRecentMessages: 1, minTurnsPerTopic: 1, foldOtherTopics: true, autoSummarize: false, enableLlmConfirmation: false },
     });
     const run = await runCli(host, ["plugins", "inspect", PLUGIN_ID, "--runtime", "--json"], { timeoutMs: 120_000 });
     try {
