@@ -9,6 +9,7 @@
 //   --jobs      worker threads (default: available cores, at most 4)
 //   --no-tokens do not re-run the token-estimate benchmark (bench/tokens) for the report
 //   --margin    the --fast recall margin over recency (default: see checks.mjs)
+//   --no-speed  do not re-run the speed and size benchmark (bench/speed) for the report
 //   --report    only regenerate docs/ from the raw results of the last full run in --out
 // Needs `bash scripts/build.sh` (the wasm core) and `bash bench/setup.sh` (exact tokenizer).
 // Progress goes to stderr. See bench/README.md for the methods and definitions.
@@ -22,12 +23,13 @@ import { locomoCells, losses, taubenchRows, invariantRows, cleanerRows, cacheRow
 import { fastChecks, DEFAULT_MARGIN } from "./suite/checks.mjs";
 import { topicAlternative, METHOD_ORDER } from "./suite/methods.mjs";
 import { writeReport } from "./suite/report.mjs";
+import { runSpeed } from "./speed/run.mjs";
 
 const t0 = performance.now();
 const secs = () => ((performance.now() - t0) / 1000).toFixed(0);
 
 function parseArgs(argv) {
-  const o = { dataDir: null, fast: false, out: join(REPO, "bench", "out"), jobs: defaultJobs(), tokens: true, margin: DEFAULT_MARGIN };
+  const o = { dataDir: null, fast: false, out: join(REPO, "bench", "out"), jobs: defaultJobs(), tokens: true, speed: true, margin: DEFAULT_MARGIN };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const val = () => {
@@ -39,6 +41,7 @@ function parseArgs(argv) {
     else if (a === "--out") o.out = resolve(process.cwd(), val());
     else if (a === "--jobs") o.jobs = Math.max(1, Number(val()) | 0);
     else if (a === "--no-tokens") o.tokens = false;
+    else if (a === "--no-speed") o.speed = false;
     else if (a === "--margin") o.margin = Number(val());
     else if (a === "--report") o.reportOnly = true;
     else if (a === "-h" || a === "--help") usage(null);
@@ -60,7 +63,7 @@ function gitDescribe() {
 }
 
 function usage(err) {
-  const text = "usage: node bench/run.mjs [dataDir] [--fast] [--out bench/out] [--jobs N] [--no-tokens] [--margin X] [--report]\n";
+  const text = "usage: node bench/run.mjs [dataDir] [--fast] [--out bench/out] [--jobs N] [--no-tokens] [--no-speed] [--margin X] [--report]\n";
   if (err) {
     process.stderr.write(`[bench] ${err}\n${text}`);
     process.exit(2);
@@ -193,6 +196,10 @@ opts.dataDirShown = opts.dataDir.startsWith(resolve(REPO, "..")) ? opts.dataDir.
 if (!existsSync(opts.dataDir)) log(`warning: data folder ${opts.dataDir} not found; only the built-in sample is measured`);
 const outDir = opts.fast ? join(opts.out, "fast") : opts.out;
 const tokensMd = join(REPO, "bench", "out", "tokens.md");
+const extras = (dir) => ({
+  speed: existsSync(join(dir, "speed.json")) ? readJson(join(dir, "speed.json")) : null,
+  soak: existsSync(join(dir, "soak.json")) ? readJson(join(dir, "soak.json")) : null,
+});
 if (opts.reportOnly) {
   const file = join(outDir, "results.json");
   if (!existsSync(file)) {
@@ -200,7 +207,7 @@ if (opts.reportOnly) {
     process.exit(2);
   }
   const manifest = readJson(join(outDir, "sessions", "manifest.json"));
-  writeReport(readJson(file), { manifest, docsDir: join(REPO, "docs"), tokensMarkdown: existsSync(tokensMd) ? readFileSync(tokensMd, "utf8") : null });
+  writeReport(readJson(file), { manifest, docsDir: join(REPO, "docs"), tokensMarkdown: existsSync(tokensMd) ? readFileSync(tokensMd, "utf8") : null, ...extras(outDir) });
   log("docs/benchmarks.md and docs/benchmarks-savings-recall.svg written from the last run's results");
   process.exit(0);
 }
@@ -255,5 +262,14 @@ if (opts.tokens) {
     log(`bench/tokens failed (${err.message}); the report leaves that section out`);
   }
 }
-writeReport(results, { manifest, docsDir: join(REPO, "docs"), tokensMarkdown: opts.tokens && existsSync(tokensMd) ? readFileSync(tokensMd, "utf8") : null });
+if (opts.speed) {
+  log("speed and size (bench/speed/run.mjs: 100, 1,000 and 10,000 turns)");
+  try {
+    const speed = await runSpeed({ pkg: join(REPO, "pkg-template") });
+    writeFileSync(join(outDir, "speed.json"), stable(speed));
+  } catch (err) {
+    log(`bench/speed failed (${err.message}); the report leaves that section out`);
+  }
+}
+writeReport(results, { manifest, docsDir: join(REPO, "docs"), tokensMarkdown: opts.tokens && existsSync(tokensMd) ? readFileSync(tokensMd, "utf8") : null, ...extras(outDir) });
 log(`docs/benchmarks.md and docs/benchmarks-savings-recall.svg written (${secs()} s)`);

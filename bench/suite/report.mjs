@@ -416,7 +416,52 @@ function summarySection(results) {
 }
 
 /** Writes the report and the plot. */
-export function writeReport(results, { manifest, docsDir, tokensMarkdown }) {
+const ms = (x) => (x == null ? "–" : x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
+const kib = (b) => `${(b / 1024).toFixed(1)} KiB`;
+
+/** §6: speed and size (bench/speed/run.mjs) and the long-session soak (bench/soak/soak.mjs). */
+function speedSection(speed, soak) {
+  const out = ["## 6. Speed and size", ""];
+  if (speed) {
+    out.push(
+      `From \`node bench/speed/run.mjs\` (see [bench/speed/README.md](../bench/speed/README.md)), run by the same command: generated sessions (thinking, tool calls with ~${speed.resultChars}-character results, answers; \`tokenBudget\` ${speed.budget}), Node ${speed.node}, ${speed.cpus} cores. Times in ms, p50 / p95 over the repetitions; **floor** = \`JSON.parse(JSON.stringify(history))\` on the same input in the same run. *assemble* is the engine adapter's \`assemble\` as the host calls it (boundary crossing, core, side caches): **per turn** = one request per new turn with the host's messages as fresh objects, after \`commitTurn\` of the previous turn; *first* = the first request after the session opened; *repeat* = the same history again.`,
+    );
+    out.push("");
+    out.push("| turns | messages | history | floor | assemble per turn | ratio to floor (p50) | first | repeat | native core | index update per turn | commitTurn | full index rebuild |");
+    out.push("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for (const r of speed.sizes) {
+      out.push(
+        `| ${r.turns.toLocaleString("en")} | ${r.messages.toLocaleString("en")} | ${(r.historyBytes / 1048576).toFixed(1)} MiB | ${ms(r.floor.p50)} / ${ms(r.floor.p95)} | ${ms(r.turn.p50)} / ${ms(r.turn.p95)} | **${r.ratio.turn.toFixed(1)}×** | ${ms(r.first)} | ${ms(r.repeat.p50)} / ${ms(r.repeat.p95)} | ${r.native ? `${ms(r.native.assemble.p50)} (+ parse ${ms(r.native.parse.p50)})` : "–"} | ${ms(r.indexAppendPerTurn.p50)} / ${ms(r.indexAppendPerTurn.p95)} | ${ms(r.commitTurn.p50)} / ${ms(r.commitTurn.p95)} | ${ms(r.rebuild.p50)} |`,
+      );
+    }
+    out.push("");
+    const worst = Math.max(...speed.sizes.map((r) => r.ratio.turn));
+    const idx = Math.max(...speed.sizes.map((r) => r.indexAppendPerTurn.p50));
+    const gz = speed.wasm.gzip / 1024;
+    out.push("| target | measured | met |");
+    out.push("|---|---|---|");
+    out.push(`| \`assemble\` ≤ 1.5× the floor at every size | worst ${worst.toFixed(1)}× | ${worst <= 1.5 ? "yes" : "**no**"} |`);
+    out.push(`| incremental index update < 1 ms per turn | worst p50 ${ms(idx)} ms | ${idx < 1 ? "yes" : "**no**"} |`);
+    out.push(`| wasm ≤ 120 KB gzipped | ${kib(speed.wasm.raw)} raw, **${kib(speed.wasm.gzip)}** gzip -9 | ${gz <= 120 ? "yes" : "**no**"} |`);
+    out.push("");
+    out.push(`Peak resident memory of the whole benchmark process: ${speed.peakRssMiB.toFixed(0)} MiB; linear memory of the wasm instance at the end: ${speed.wasmMemoryMiB.toFixed(1)} MiB. *native core* is \`Session::assemble\` of the whole history compiled for the host (\`crate/examples/speed.rs\`, release), without the boundary; the wasm module is built for size (\`opt-level = "z"\`, \`wasm-opt -Oz\`). Causes and what was changed: [bench/speed/README.md](../bench/speed/README.md).`);
+    out.push("");
+  }
+  if (soak?.samples?.length) {
+    const last = soak.samples.at(-1);
+    out.push(`### Long session (soak)`);
+    out.push("");
+    out.push(`From \`node --expose-gc bench/soak/soak.mjs\` (the last run on this machine: ${soak.partial ? `stopped after turn ${last.turn} of ${soak.turns}` : `${soak.turns} turns`}; see [bench/soak/README.md](../bench/soak/README.md)). Means per window of turns, memory after a GC:`);
+    out.push("");
+    out.push("| turn | messages | ms per turn | assemble | commitTurn | maintain | heapUsed MiB | rss MiB | wasm MiB |");
+    out.push("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for (const x of soak.samples) out.push(`| ${x.turn} | ${x.messages} | ${ms(x.msPerTurn)} | ${ms(x.ms_assemble)} | ${ms(x.ms_commitTurn)} | ${ms(x.ms_maintain)} | ${x.heapUsedMiB} | ${x.rssMiB} | ${x.wasmMiB} |`);
+    out.push("");
+  }
+  return out.join("\n");
+}
+
+export function writeReport(results, { manifest, docsDir, tokensMarkdown, speed = null, soak = null }) {
   mkdirSync(docsDir, { recursive: true });
   const parts = [];
   parts.push("# Benchmarks");
@@ -447,6 +492,7 @@ export function writeReport(results, { manifest, docsDir, tokensMarkdown }) {
     parts.push(tokensMarkdown.replace(/^# .*\n+/, "").replace(/^(#+) /gm, "#$1 ").trim());
     parts.push("");
   }
+  if (speed || soak) parts.push(speedSection(speed, soak));
   parts.push("## Reproduce");
   parts.push("");
   parts.push("```bash\nbash scripts/setup.sh && bash scripts/build.sh   # the wasm core\nbash bench/setup.sh                              # exact tokenizer\nnode bench/run.mjs                               # this page, raw results in bench/out/\nnode bench/run.mjs --fast                        # the CI subset with assertions\n```");

@@ -54,7 +54,7 @@ pub enum PartKind {
 
 /// Classifies one content part (`content[i]`).
 pub fn part_kind(part: &Value) -> PartKind {
-    match part.get("type").and_then(Value::as_str) {
+    match field(part, "type").and_then(Value::as_str) {
         Some("text") => PartKind::Text,
         Some("thinking") | Some("redacted_thinking") => PartKind::Thinking,
         Some("toolCall") | Some("tool_use") => PartKind::ToolCall,
@@ -66,12 +66,12 @@ pub fn part_kind(part: &Value) -> PartKind {
 
 /// The message's `role` string, or `""`.
 pub fn role(msg: &Value) -> &str {
-    msg.get("role").and_then(Value::as_str).unwrap_or("")
+    field(msg, "role").and_then(Value::as_str).unwrap_or("")
 }
 
 /// The message's `content` array, when it is one.
 pub fn parts(msg: &Value) -> Option<&Vec<Value>> {
-    msg.get("content").and_then(Value::as_array)
+    field(msg, "content").and_then(Value::as_array)
 }
 
 /// Classifies a message.
@@ -116,12 +116,11 @@ pub fn tool_calls(msg: &Value) -> Vec<CallRef> {
             }
         }
     }
-    if let Some(calls) = msg.get("tool_calls").and_then(Value::as_array) {
+    if let Some(calls) = field(msg, "tool_calls").and_then(Value::as_array) {
         for c in calls {
             out.push(CallRef {
                 id: str_field(c, "id").to_string(),
-                name: c
-                    .get("function")
+                name: field(c, "function")
                     .map(|f| str_field(f, "name"))
                     .unwrap_or("")
                     .to_string(),
@@ -150,13 +149,25 @@ pub fn result_ids(msg: &Value) -> Vec<String> {
 
 /// A string field or `""`.
 pub fn str_field<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or("")
+    field(v, key).and_then(Value::as_str).unwrap_or("")
+}
+
+/// A field of a JSON object. Messages and their parts have a handful of keys, and the ones
+/// looked up most (`role`, `type`, `content`) come first, so a scan in key order beats hashing
+/// the key (the map's hasher is SipHash); large objects use the map's own lookup.
+#[inline]
+pub fn field<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
+    match v {
+        Value::Object(m) if m.len() <= 16 => m.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v),
+        Value::Object(m) => m.get(key),
+        _ => None,
+    }
 }
 
 /// True when the message has visible, non-blank text: a string `content`, a `text` part
 /// with non-whitespace text, or (for non-assistant roles) any non-thinking part.
 pub fn has_text(msg: &Value) -> bool {
-    match msg.get("content") {
+    match field(msg, "content") {
         Some(Value::String(s)) => !s.trim().is_empty(),
         Some(Value::Array(p)) => p.iter().any(|part| match part_kind(part) {
             PartKind::Text => !str_field(part, "text").trim().is_empty(),
@@ -168,8 +179,7 @@ pub fn has_text(msg: &Value) -> bool {
 
 /// True when the message carries reasoning: thinking parts or `reasoning_content`.
 pub fn has_reasoning(msg: &Value) -> bool {
-    let top = msg
-        .get("reasoning_content")
+    let top = field(msg, "reasoning_content")
         .map(|v| !v.is_null() && v.as_str() != Some(""))
         .unwrap_or(false);
     top || parts(msg)
@@ -186,7 +196,7 @@ pub fn is_empty_assistant(msg: &Value) -> bool {
     if !tool_calls(msg).is_empty() {
         return false;
     }
-    match msg.get("content") {
+    match field(msg, "content") {
         Some(Value::String(s)) => s.trim().is_empty(),
         Some(Value::Array(p)) => !p.iter().any(|part| match part_kind(part) {
             PartKind::Text => !str_field(part, "text").trim().is_empty(),

@@ -247,6 +247,10 @@ impl Session {
 
     /// Plans the request. Fold decisions made for the budget are remembered (sticky).
     pub fn assemble(&mut self, req: &AssembleRequest) -> AssembleResult {
+        crate::tokens::memoized(&req.messages, || self.plan(req))
+    }
+
+    fn plan(&mut self, req: &AssembleRequest) -> AssembleResult {
         let budget = req.budget.filter(|b| *b > 0).unwrap_or(self.config.max_tokens);
         let complete = req.prompt.is_some();
         if self.config.mode == Mode::Clean {

@@ -17,8 +17,9 @@
 //! Non-text parts have fixed costs: an image is [`IMAGE_TOKENS`], and every message adds
 //! [`MESSAGE_OVERHEAD`] for its role and framing.
 
-use crate::message::{self, PartKind};
+use crate::message::{self, field, PartKind};
 use serde_json::Value;
+use std::cell::RefCell;
 
 /// Fixed cost of one image part (a ~1 megapixel image on current providers).
 pub const IMAGE_TOKENS: usize = 1_600;
@@ -121,13 +122,13 @@ pub fn part(p: &Value) -> usize {
     match message::part_kind(p) {
         PartKind::Text => text(message::str_field(p, "text")),
         PartKind::Thinking => {
-            if p.get("redacted").and_then(Value::as_bool) == Some(true)
+            if field(p, "redacted").and_then(Value::as_bool) == Some(true)
                 || message::str_field(p, "type") == "redacted_thinking"
             {
                 // Opaque payloads are billed by the provider roughly by their size.
                 json_value(
-                    p.get("thinkingSignature")
-                        .or_else(|| p.get("data"))
+                    field(p, "thinkingSignature")
+                        .or_else(|| field(p, "data"))
                         .unwrap_or(&Value::Null),
                 )
             } else {
@@ -136,9 +137,13 @@ pub fn part(p: &Value) -> usize {
         }
         PartKind::ToolCall => {
             text(message::str_field(p, "name"))
-                + json_value(p.get("arguments").or_else(|| p.get("input")).unwrap_or(&Value::Null))
+                + json_value(
+                    field(p, "arguments")
+                        .or_else(|| field(p, "input"))
+                        .unwrap_or(&Value::Null),
+                )
         }
-        PartKind::ToolResult => p.get("content").map(content).unwrap_or(0),
+        PartKind::ToolResult => field(p, "content").map(content).unwrap_or(0),
         PartKind::Image => IMAGE_TOKENS,
         PartKind::Other => json_value(p),
     }
@@ -154,23 +159,83 @@ pub fn content(c: &Value) -> usize {
     }
 }
 
+/// The estimates of the messages of the request being planned, by position (see
+/// [`memoized`]); `u32::MAX` while not computed yet.
+struct Memo {
+    start: usize,
+    len: usize,
+    tokens: Vec<u32>,
+}
+
+thread_local! {
+    static MEMO: RefCell<Option<Memo>> = const { RefCell::new(None) };
+}
+
+/// Puts the previous memo back when the planning ends, however it ends.
+struct MemoGuard(Option<Memo>);
+
+impl Drop for MemoGuard {
+    fn drop(&mut self) {
+        let prev = self.0.take();
+        MEMO.with(|m| *m.borrow_mut() = prev);
+    }
+}
+
+/// Runs `f` with the estimates of `messages` computed at most once each: the planner's stages
+/// (cleaner, turn costs, folding, rendering, the validity gate) all ask for the estimates of
+/// the same input messages. Only messages inside `messages` itself (by address) are
+/// memoized; derived messages (cleaned, stubs) are estimated every time.
+pub fn memoized<R>(messages: &[Value], f: impl FnOnce() -> R) -> R {
+    let memo = Memo {
+        start: messages.as_ptr() as usize,
+        len: messages.len(),
+        tokens: vec![u32::MAX; messages.len()],
+    };
+    let _guard = MemoGuard(MEMO.with(|m| m.replace(Some(memo))));
+    f()
+}
+
 /// Estimated tokens of one message: its content, OpenAI `tool_calls` and
 /// `reasoning_content`, the text fields of summary and bash messages, plus framing.
 pub fn message(m: &Value) -> usize {
+    let addr = m as *const Value as usize;
+    let slot = MEMO.with(|memo| {
+        let memo = memo.borrow();
+        let x = memo.as_ref()?;
+        let size = std::mem::size_of::<Value>();
+        (addr >= x.start && addr < x.start + x.len * size)
+            .then(|| ((addr - x.start) / size, x.tokens[(addr - x.start) / size]))
+    });
+    match slot {
+        Some((_, n)) if n != u32::MAX => n as usize,
+        Some((i, _)) => {
+            let n = estimate(m);
+            MEMO.with(|memo| {
+                if let Some(x) = memo.borrow_mut().as_mut() {
+                    x.tokens[i] = n.min(u32::MAX as usize - 1) as u32;
+                }
+            });
+            n
+        }
+        None => estimate(m),
+    }
+}
+
+fn estimate(m: &Value) -> usize {
     let mut n = MESSAGE_OVERHEAD;
-    if let Some(c) = m.get("content") {
+    if let Some(c) = field(m, "content") {
         n += content(c);
     }
-    if let Some(calls) = m.get("tool_calls").and_then(Value::as_array) {
+    if let Some(calls) = field(m, "tool_calls").and_then(Value::as_array) {
         for c in calls {
-            if let Some(f) = c.get("function") {
+            if let Some(f) = field(c, "function") {
                 n += text(message::str_field(f, "name"));
-                n += json_value(f.get("arguments").unwrap_or(&Value::Null));
+                n += json_value(field(f, "arguments").unwrap_or(&Value::Null));
             }
         }
     }
     for key in ["reasoning_content", "summary", "command", "output"] {
-        if let Some(v) = m.get(key) {
+        if let Some(v) = field(m, key) {
             n += json_value(v);
         }
     }

@@ -9,7 +9,7 @@
 //! content and timestamp, so the same turn is recognised whether it comes from the host's
 //! `assemble` messages or from the transcript, whatever fields the host adds around it.
 
-use crate::message::{self, Kind, PartKind};
+use crate::message::{self, field, Kind, PartKind};
 use crate::tokens;
 use serde::Serialize;
 use serde_json::Value;
@@ -41,7 +41,7 @@ impl TokenBreakdown {
             Kind::ToolResult => self.tool_result += n,
             _ => self.other += n,
         }
-        match m.get("content") {
+        match field(m, "content") {
             Some(Value::Array(parts)) => {
                 for p in parts {
                     let t = tokens::part(p);
@@ -56,14 +56,14 @@ impl TokenBreakdown {
             Some(c) => self.text += tokens::content(c),
             None => {}
         }
-        if let Some(Value::String(rc)) = m.get("reasoning_content") {
+        if let Some(Value::String(rc)) = field(m, "reasoning_content") {
             self.thinking += tokens::text(rc);
         }
-        if let Some(Value::Array(calls)) = m.get("tool_calls") {
+        if let Some(Value::Array(calls)) = field(m, "tool_calls") {
             for c in calls {
-                if let Some(f) = c.get("function") {
+                if let Some(f) = field(c, "function") {
                     self.tool_call += tokens::text(message::str_field(f, "name"));
-                    self.tool_call += tokens::text(&f.get("arguments").map(|a| a.to_string()).unwrap_or_default());
+                    self.tool_call += tokens::text(&field(f, "arguments").map(|a| a.to_string()).unwrap_or_default());
                 }
             }
         }
@@ -112,11 +112,11 @@ pub fn key_of(m: &Value) -> u64 {
     let mut h = Fnv::new();
     h.write(message::role(m).as_bytes());
     h.write(&[0]);
-    if let Some(c) = m.get("content") {
+    if let Some(c) = field(m, "content") {
         h.write(c.to_string().as_bytes());
     }
     h.write(&[0]);
-    if let Some(t) = m.get("timestamp") {
+    if let Some(t) = field(m, "timestamp") {
         h.write(t.to_string().as_bytes());
     }
     h.finish()
@@ -153,7 +153,7 @@ impl Default for Fnv {
 
 /// Plain text of a message's visible text parts (no thinking, no tool payloads).
 pub fn visible_text(m: &Value) -> String {
-    match m.get("content") {
+    match field(m, "content") {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Array(parts)) => parts
             .iter()
@@ -167,13 +167,13 @@ pub fn visible_text(m: &Value) -> String {
 
 /// Text of a tool result message's content (for relevance and truncation decisions).
 pub fn result_text(m: &Value) -> String {
-    match m.get("content") {
+    match field(m, "content") {
         Some(Value::String(s)) => s.clone(),
         Some(Value::Array(parts)) => parts
             .iter()
             .map(|p| match message::part_kind(p) {
                 PartKind::Text => message::str_field(p, "text").to_string(),
-                PartKind::ToolResult => match p.get("content") {
+                PartKind::ToolResult => match field(p, "content") {
                     Some(Value::String(s)) => s.clone(),
                     Some(Value::Array(inner)) => inner
                         .iter()

@@ -1,0 +1,52 @@
+//! The native side of `bench/speed/run.mjs`: the same requests through the same core,
+//! compiled for the host instead of wasm, for the native/wasm ratio.
+//!
+//! Reads one JSON file `{entries, messages, prompt, budget, reps}`, and prints
+//! `{"parse": [ms...], "rebuild": [ms...], "assemble": [ms...]}`: parsing the request text,
+//! a full index rebuild, and `Session::assemble` of the whole history (the core's work of the
+//! first request after a session opened).
+//!
+//! ```text
+//! cargo run --release -p contextfold --example speed -- request.json
+//! ```
+
+use contextfold::config::Config;
+use contextfold::index::Entry;
+use contextfold::session::{AssembleRequest, Session};
+use serde_json::Value;
+use std::time::Instant;
+
+fn ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1000.0
+}
+
+fn main() {
+    let path = std::env::args().nth(1).expect("usage: speed <request.json>");
+    let text = std::fs::read_to_string(&path).expect("readable request file");
+    let v: Value = serde_json::from_str(&text).expect("a JSON request");
+    let reps = v["reps"].as_u64().unwrap_or(5) as usize;
+    let entries: Vec<Entry> = serde_json::from_value(v["entries"].clone()).expect("entries");
+    let request = serde_json::json!({ "messages": v["messages"], "prompt": v["prompt"], "budget": v["budget"] });
+    let request_text = request.to_string();
+
+    let (mut parse, mut rebuild, mut assemble) = (Vec::new(), Vec::new(), Vec::new());
+    let mut session = Session::new(Config::default());
+    for _ in 0..reps.min(3) {
+        let t = Instant::now();
+        session.rebuild(&entries);
+        rebuild.push(ms(t));
+    }
+    for _ in 0..reps {
+        let t = Instant::now();
+        let req: AssembleRequest = serde_json::from_str(&request_text).expect("request");
+        parse.push(ms(t));
+        let t = Instant::now();
+        let r = session.assemble(&req);
+        assemble.push(ms(t));
+        std::hint::black_box(r);
+    }
+    println!(
+        "{}",
+        serde_json::json!({ "parse": parse, "rebuild": rebuild, "assemble": assemble })
+    );
+}
