@@ -41,6 +41,8 @@ pub struct Session {
     /// Turn ids where a lexical topic boundary was judged "same topic" (LLM confirmation).
     merged: HashSet<String>,
     pins: Pins,
+    /// The history of the last delta request (the next one may start with it).
+    history: Vec<Value>,
 }
 
 /// What an index update did.
@@ -62,6 +64,22 @@ pub struct AssembleRequest {
     #[serde(default)]
     pub prompt: Option<String>,
     /// The host's token budget; `maxTokens` when absent.
+    #[serde(default)]
+    pub budget: Option<usize>,
+}
+
+/// An assemble request that reuses the previous request's messages (see
+/// [`Session::assemble_delta`]).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DeltaRequest {
+    /// How many messages of the previous request's history start this one.
+    pub keep: usize,
+    /// The messages after them.
+    #[serde(default)]
+    pub append: Vec<Value>,
+    #[serde(default)]
+    pub prompt: Option<String>,
     #[serde(default)]
     pub budget: Option<usize>,
 }
@@ -94,6 +112,7 @@ impl Session {
             folded: HashSet::new(),
             merged: HashSet::new(),
             pins: Pins::default(),
+            history: Vec::new(),
         }
     }
 
@@ -247,21 +266,47 @@ impl Session {
 
     /// Plans the request. Fold decisions made for the budget are remembered (sticky).
     pub fn assemble(&mut self, req: &AssembleRequest) -> AssembleResult {
-        crate::tokens::memoized(&req.messages, || self.plan(req))
+        crate::tokens::memoized(&req.messages, || {
+            self.plan(&req.messages, req.prompt.as_deref(), req.budget)
+        })
     }
 
-    fn plan(&mut self, req: &AssembleRequest) -> AssembleResult {
-        let budget = req.budget.filter(|b| *b > 0).unwrap_or(self.config.max_tokens);
-        let complete = req.prompt.is_some();
-        if self.config.mode == Mode::Clean {
-            return clean_only(&req.messages, &self.config, budget, complete);
+    /// Plans a request whose history starts with the first `keep` messages of the previous
+    /// delta request's history: only the messages after them cross the boundary. The history
+    /// is kept for the next request.
+    pub fn assemble_delta(&mut self, req: DeltaRequest) -> Result<AssembleResult, Error> {
+        if req.keep > self.history.len() {
+            return Err(Error::Input(format!(
+                "keep {} is more than the {} messages kept from the previous request",
+                req.keep,
+                self.history.len()
+            )));
         }
-        let ctx = self.context(&req.messages, req.prompt.as_deref());
-        let a: Assembled = assemble::assemble(&req.messages, budget, &self.config, &ctx);
+        let mut history = std::mem::take(&mut self.history);
+        history.truncate(req.keep);
+        history.extend(req.append);
+        let r = crate::tokens::memoized(&history, || self.plan(&history, req.prompt.as_deref(), req.budget));
+        self.history = history;
+        Ok(r)
+    }
+
+    /// Messages kept from the last delta request.
+    pub fn history_len(&self) -> usize {
+        self.history.len()
+    }
+
+    fn plan(&mut self, messages: &[Value], prompt: Option<&str>, budget: Option<usize>) -> AssembleResult {
+        let budget = budget.filter(|b| *b > 0).unwrap_or(self.config.max_tokens);
+        let complete = prompt.is_some();
+        if self.config.mode == Mode::Clean {
+            return clean_only(messages, &self.config, budget, complete);
+        }
+        let ctx = self.context(messages, prompt);
+        let a: Assembled = assemble::assemble(messages, budget, &self.config, &ctx);
         for id in &a.folded {
             self.folded.insert(id.clone());
         }
-        gate_result(&req.messages, a, &self.config, budget, complete)
+        gate_result(messages, a, &self.config, budget, complete)
     }
 
     /// Everything the planner needs besides the messages.
@@ -519,4 +564,65 @@ pub fn synthetic_entries(messages: &[Value]) -> Vec<Entry> {
         parent = Some(id);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn history(turns: usize) -> Vec<Value> {
+        (0..turns)
+            .flat_map(|t| {
+                [
+                    json!({"role": "user", "content": format!("question {t} about parsers")}),
+                    json!({"role": "assistant", "content": [
+                        {"type": "thinking", "thinking": "let me think"},
+                        {"type": "text", "text": format!("answer {t}")}
+                    ]}),
+                ]
+            })
+            .collect()
+    }
+
+    #[test]
+    fn delta_requests_plan_what_a_full_request_plans() {
+        let all = history(6);
+        let full = |msgs: &[Value]| {
+            let mut s = Session::new(Config::default());
+            let r = s.assemble(&AssembleRequest {
+                messages: msgs.to_vec(),
+                prompt: Some("next".into()),
+                budget: Some(50_000),
+            });
+            serde_json::to_value(&r.steps).unwrap()
+        };
+        let delta = |s: &mut Session, keep: usize, append: &[Value]| {
+            let r = s
+                .assemble_delta(DeltaRequest {
+                    keep,
+                    append: append.to_vec(),
+                    prompt: Some("next".into()),
+                    budget: Some(50_000),
+                })
+                .unwrap();
+            serde_json::to_value(&r.steps).unwrap()
+        };
+        let mut s = Session::new(Config::default());
+        assert_eq!(delta(&mut s, 0, &all[..6]), full(&all[..6]));
+        assert_eq!(delta(&mut s, 6, &all[6..]), full(&all));
+        assert_eq!(s.history_len(), all.len());
+        // A shorter history that shares a prefix.
+        assert_eq!(delta(&mut s, 4, &[]), full(&all[..4]));
+        let err = s
+            .assemble_delta(DeltaRequest {
+                keep: 5,
+                append: vec![],
+                prompt: None,
+                budget: None,
+            })
+            .unwrap_err();
+        assert!(err.to_string().contains("keep 5 is more than the 4 messages"), "{err}");
+        assert_eq!(s.history_len(), 4, "a refused request leaves the kept history alone");
+    }
 }

@@ -105,10 +105,18 @@ impl Session {
         json(&self.0.append(&e))
     }
 
-    /// Plans a request: `{messages, prompt?, budget?}`.
-    pub fn assemble(&mut self, request: &str) -> Result<String, JsError> {
-        let r: crate::session::AssembleRequest = parse(request)?;
-        json(&self.0.assemble(&r))
+    /// Plans a request whose history starts with the first `keep` messages of the previous
+    /// one: `{keep, append, prompt?, budget?}`.
+    #[wasm_bindgen(js_name = assembleDelta)]
+    pub fn assemble_delta(&mut self, request: &str) -> Result<String, JsError> {
+        let r: crate::session::DeltaRequest = parse(request)?;
+        json(&self.0.assemble_delta(r).map_err(to_js)?)
+    }
+
+    /// Messages kept from the last delta request.
+    #[wasm_bindgen(js_name = historyLength)]
+    pub fn history_length(&self) -> usize {
+        self.0.history_len()
     }
 
     /// Topics and the topic of each turn.

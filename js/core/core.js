@@ -64,6 +64,27 @@ export function wrapGlue(glue) {
     newSession(config = {}) {
       const s = call(() => new glue.Session(JSON.stringify(config)));
       const j = (fn) => call(() => JSON.parse(fn()));
+      // The core keeps the history of the last request; the next request sends only what
+      // differs from it. `sent` is a private copy of what the core holds (the host may change
+      // its own objects in place).
+      let sent = [];
+      let transfer = { kept: 0, sent: 0 };
+      const assemble = (req) => {
+        const messages = req.messages ?? [];
+        const n = Math.min(sent.length, messages.length);
+        let keep = 0;
+        while (keep < n && sameJson(messages[keep], sent[keep])) keep++;
+        const append = messages.slice(keep);
+        let text = `{"keep":${keep},"append":${JSON.stringify(append)}`;
+        if (req.prompt != null) text += `,"prompt":${JSON.stringify(req.prompt)}`;
+        if (req.budget != null) text += `,"budget":${JSON.stringify(req.budget)}`;
+        const kept = sent.slice(0, keep);
+        sent = [];
+        const r = j(() => s.assembleDelta(text + "}"));
+        sent = kept.concat(append.map((m) => structuredClone(m)));
+        transfer = { kept: keep, sent: append.length };
+        return r;
+      };
       return {
         core,
         configure: (c) => call(() => s.configure(JSON.stringify(c))),
@@ -72,7 +93,9 @@ export function wrapGlue(glue) {
         tip: () => call(() => s.tip()),
         rebuild: (entries) => j(() => s.rebuild(JSON.stringify(entries))),
         append: (entries) => j(() => s.append(JSON.stringify(entries))),
-        assemble: (req) => j(() => s.assemble(JSON.stringify(req))),
+        assemble,
+        /** How the last `assemble` crossed: messages reused from the previous one, and sent. */
+        lastTransfer: () => transfer,
         topics: () => j(() => s.topics()),
         setSummaries: (m) => call(() => s.setSummaries(JSON.stringify(m))),
         setSubtopics: (m) => call(() => s.setSubtopics(JSON.stringify(m))),
@@ -146,4 +169,26 @@ export function roughTokens(messages) {
   } catch {
     return 0;
   }
+}
+
+/**
+ * True when two JSON-like values are equal, key order included (what JSON.stringify would
+ * tell, without building the strings).
+ */
+export function sameJson(a, b) {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (let i = 0; i < ka.length; i++) {
+    if (ka[i] !== kb[i] || !sameJson(a[ka[i]], b[ka[i]])) return false;
+  }
+  return true;
 }

@@ -53,3 +53,45 @@ test("token estimate counts Chinese far above chars/4", async () => {
   const n = core.estimateTokens([{ role: "user", content: zh }]);
   assert.ok(n > (zh.length / 4) * 2.5, `${n} tokens for ${zh.length} CJK characters`);
 });
+
+test("a live session sends only new messages, and still sees every change the host makes to old ones", async () => {
+  const core = await loadCore();
+  const { sessionLines } = await import(path.join(ROOT, "bench", "soak", "generate.mjs"));
+  const messages = [...sessionLines({ turns: 12, seed: 3 })].map((l) => JSON.parse(l)).filter((v) => v.type === "message").map((v) => v.message);
+  const plan = (s, msgs) => {
+    const r = s.assemble({ messages: msgs, prompt: "next question", budget: 100000 });
+    return applySteps(msgs, r.steps);
+  };
+  // What a fresh session (the whole history crossing) makes of `msgs`.
+  const fresh = (msgs) => {
+    const s = core.newSession({});
+    try {
+      return plan(s, msgs);
+    } finally {
+      s.free();
+    }
+  };
+  const live = core.newSession({});
+  const half = messages.slice(0, 20);
+  assert.deepEqual(plan(live, half), fresh(half));
+  // The history grows: the same objects plus new ones.
+  assert.deepEqual(plan(live, messages), fresh(messages));
+  assert.deepEqual(live.lastTransfer(), { kept: 20, sent: messages.length - 20 });
+  assert.deepEqual(plan(live, messages), fresh(messages));
+  assert.deepEqual(live.lastTransfer(), { kept: messages.length, sent: 0 });
+  // The host changes an old answer in place: the cleaned copy must show the change.
+  const i = messages.findIndex((m, k) => k > 3 && m.role === "assistant" && m.content.some((p) => p.type === "text"));
+  messages[i].content.find((p) => p.type === "text").text = "CHANGED-IN-PLACE";
+  const out = plan(live, messages);
+  assert.ok(JSON.stringify(out).includes("CHANGED-IN-PLACE"), "an in-place edit of an old message reaches the output");
+  assert.deepEqual(out, fresh(messages));
+  assert.deepEqual(live.lastTransfer(), { kept: i, sent: messages.length - i });
+  // The history is rewritten shorter (e.g. the host compacted it), then grows again.
+  const rewritten = [{ role: "user", content: "summary of earlier work" }, ...messages.slice(-9)];
+  assert.deepEqual(plan(live, rewritten), fresh(rewritten));
+  assert.deepEqual(plan(live, messages), fresh(messages));
+  // Fresh objects with the same content are recognised as the same history.
+  assert.deepEqual(plan(live, structuredClone(messages)), fresh(messages));
+  assert.deepEqual(live.lastTransfer(), { kept: messages.length, sent: 0 });
+  live.free();
+});
