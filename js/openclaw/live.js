@@ -12,6 +12,8 @@ import { loadCore } from "../core/node.js";
 import { keyName, writeAtomic, createOnce } from "./store.js";
 
 export const STATE_VERSION = 1;
+/** Up to this many turns index.json is written after every new turn (see `indexDue`). */
+const INDEX_EVERY_TURN_UP_TO = 200;
 
 /** Reads a JSON file; undefined when missing, `{corrupt: reason}` when unreadable. */
 export async function readJsonFile(file) {
@@ -123,12 +125,27 @@ export class LiveSession {
       }
     }
     if (r.entries.length > 0 || this.cursor === undefined) {
+      const first = this.cursor === undefined;
       this.cursor = r.cursor;
-      await this.persist("index.json", () =>
-        JSON.stringify({ version: STATE_VERSION, source: this.transcript.kind, cursor: this.cursor, index: s.index() }),
-      );
+      if (first || update.rewrite || this.indexDue(update.turns)) {
+        const ok = await this.persist("index.json", () =>
+          JSON.stringify({ version: STATE_VERSION, source: this.transcript.kind, cursor: this.cursor, index: s.index() }),
+        );
+        if (ok) this.persistedTurns = update.turns;
+      }
     }
     return update;
+  }
+
+  /**
+   * Whether index.json is due: after every new turn while the session is small; for a long
+   * session once it has grown by 5 % since the last write, since writing it costs time in
+   * proportion to its size. A persisted index is consistent with its own cursor, so after a
+   * restart the turns newer than it are read from the transcript again.
+   */
+  indexDue(turns) {
+    const last = this.persistedTurns ?? 0;
+    return turns <= INDEX_EVERY_TURN_UP_TO || turns - last >= Math.max(1, Math.floor(last / 20)) || turns < last;
   }
 
   /** Writes a side-cache file atomically; a failure is a warning (the state stays in memory). */

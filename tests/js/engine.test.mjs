@@ -138,3 +138,47 @@ test("inside a tool loop the host re-assembles our own output: passed through, n
   await engine.assemble({ sessionKey: "agent:main:loop", messages: [...conversation(), ...loop.slice(-3)], tokenBudget: 10000, prompt: "more" });
   assert.equal(logs.info.length, 2);
 });
+
+test("a long session rewrites index.json only as it grows by 5 %; after a restart the index catches up from the transcript", async () => {
+  const { createEngine } = await import(path.join(PKG, "js", "openclaw", "engine.js"));
+  const { sessionLines } = await import(path.join(PKG, "..", "bench", "soak", "generate.mjs"));
+  const { writeFileSync, appendFileSync, readFileSync, mkdirSync } = await import("node:fs");
+  const tmp = mkdtempSync(path.join(os.tmpdir(), "cf-index-"));
+  const sessionId = "long-1";
+  const params = { sessionId, sessionKey: "agent:main:long" };
+  const hostStateDir = path.join(tmp, "host");
+  const stateDir = path.join(tmp, "state");
+  const transcript = path.join(hostStateDir, "agents", "main", "sessions", `${sessionId}.jsonl`);
+  mkdirSync(path.dirname(transcript), { recursive: true });
+  const lines = [...sessionLines({ turns: 235, seed: 4, sessionId })];
+  const turnStarts = lines.map((l, i) => [JSON.parse(l), i]).filter(([v]) => v.message?.role === "user").map(([, i]) => i);
+  const logger = { info: () => {}, warn: () => {}, error: () => {} };
+  const engine = createEngine({ logger, config: {}, stateDir, hostStateDir });
+  writeFileSync(transcript, lines.slice(0, turnStarts[0]).join("\n") + "\n");
+  await engine.bootstrap(params);
+  const indexTurns = () => {
+    const dirs = readdirSync(path.join(stateDir, "sessions"));
+    return JSON.parse(readFileSync(path.join(stateDir, "sessions", dirs[0], "index.json"), "utf8")).index.turns.length;
+  };
+  const written = [];
+  for (let t = 0; t < turnStarts.length; t++) {
+    appendFileSync(transcript, lines.slice(turnStarts[t], turnStarts[t + 1] ?? lines.length).join("\n") + "\n");
+    const c = await engine.commitTurn({ ...params, advancementKey: `t${t}`, messages: [] });
+    assert.equal(c.status, "committed");
+    await engine.maintain(params);
+    if (written.at(-1) !== indexTurns()) written.push(indexTurns());
+  }
+  // Every turn up to 200, then once the index has grown by 5 % (10 turns, then 11).
+  assert.deepEqual(written.slice(-4), [200, 210, 220, 231]);
+  assert.equal(written.length, 203);
+  // A restart: the registry of live sessions is gone, the files stay.
+  globalThis[Symbol.for("contextfold.liveSessions")].map.clear();
+  const again = createEngine({ logger, config: {}, stateDir, hostStateDir });
+  await again.bootstrap(params);
+  const status = await again.assemble({ ...params, messages: [], prompt: "next", tokenBudget: 64000 });
+  assert.ok(status);
+  const live = globalThis[Symbol.for("contextfold.liveSessions")].map.get("agent:main:long");
+  const idx = (await live.session()).index();
+  assert.equal(idx.turns.length, 235, "the index has every turn of the transcript after the restart");
+  assert.equal(indexTurns(), 235, "and the catch-up was written");
+});
