@@ -9,6 +9,17 @@ const SUMMARY_PROMPT =
   "Keep every identifier, file path, URL, number, date, name, error and decision, and any request still open. " +
   "Plain text, at most 120 words, no preamble.";
 
+/**
+ * True when an LLM answer can stand in for a turn as its summary: at least 10 characters, and
+ * at least half of its non-space characters letters or digits (prose in any script, with
+ * identifiers and numbers), not noise.
+ */
+export function usableSummary(text) {
+  const visible = String(text ?? "").replace(/\s+/g, "");
+  const alnum = visible.match(/[\p{L}\p{N}]/gu)?.length ?? 0;
+  return visible.length >= 10 && alnum * 2 >= visible.length;
+}
+
 /** Renders a turn's messages as plain text for an LLM prompt (bounded). */
 export function turnAsText(messages, maxChars = 12_000) {
   const lines = [];
@@ -61,7 +72,7 @@ export async function summarizeQueued(live, { core, llm, complete, autoSummarize
             purpose: "contextfold.summary",
             ...(summaryModel ? { model: summaryModel } : {}),
           },
-          { signal, accept: (t) => t.length >= 10 },
+          { signal, accept: usableSummary },
         );
       }
       const source = text ? "llm" : "heuristic";

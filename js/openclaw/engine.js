@@ -192,14 +192,21 @@ export function createEngine(deps) {
         });
         const work = (async () => {
           const s = await live(params);
-          // Inside a tool loop the host assembles again with our own output plus the loop's
-          // new messages (and no prompt): that is already decided, and the loop is live.
-          if (params.prompt === undefined && s.isOwnOutput(messages)) return { s, r: null };
+          // The host assembles again with our own output at the start: inside a tool loop
+          // (our output plus the loop's new messages, no prompt), which is already decided
+          // and live, so it passes through; or once more before the model call (with the
+          // prompt, and possibly another budget), which plans the original history again, so
+          // the plan, its summary queue and the turn ids stay those of the host's history.
+          let input = messages;
+          if (s.isOwnOutput(messages)) {
+            if (params.prompt === undefined) return { s, r: null, input };
+            input = s.lastMessages.concat(messages.slice(s.lastOutput.length));
+          }
           await syncQuietly(s);
-          const r = await s.assemble({ messages, prompt: params.prompt, budget: params.tokenBudget });
-          return { s, r };
+          const r = await s.assemble({ messages: input, prompt: params.prompt, budget: params.tokenBudget });
+          return { s, r, input };
         })();
-        const { s, r } = await Promise.race([work, guard]);
+        const { s, r, input } = await Promise.race([work, guard]);
         if (!r) {
           const core = await loadCore();
           return { messages, estimatedTokens: core.estimateTokens(messages) };
@@ -212,7 +219,7 @@ export function createEngine(deps) {
           logger.info(formatLogLine(key, st) + fold + (r.stats.overBudget ? " over-budget: the protected recent turns alone exceed it" : ""));
         }
         s.lastAssembleAt = Date.now();
-        const out = { messages: applySteps(messages, r.steps), estimatedTokens: r.estimatedTokens };
+        const out = { messages: applySteps(input, r.steps), estimatedTokens: r.estimatedTokens };
         s.lastOutput = out.messages;
         const memory = memoryPromptFor(params);
         if (memory) out.systemPromptAddition = memory;

@@ -9,11 +9,14 @@
 import { promises as fs } from "node:fs";
 import path from "node:path";
 import { loadCore } from "../core/node.js";
+import { sameJson } from "../core/core.js";
 import { keyName, writeAtomic, createOnce } from "./store.js";
 
 export const STATE_VERSION = 1;
 /** Up to this many turns index.json is written after every new turn (see `indexDue`). */
 const INDEX_EVERY_TURN_UP_TO = 200;
+/** At most this many turns wait for a background summary (the newest queued are kept). */
+const MAX_PENDING_SUMMARIES = 64;
 
 /** Reads a JSON file; undefined when missing, `{corrupt: reason}` when unreadable. */
 export async function readJsonFile(file) {
@@ -173,12 +176,18 @@ export class LiveSession {
     const prev = this.lastAssemble?.result?.steps;
     if (prev) {
       let k = 0;
-      while (k < prev.length && k < r.steps.length && JSON.stringify(prev[k]) === JSON.stringify(r.steps[k])) k++;
+      while (k < prev.length && k < r.steps.length && sameJson(prev[k], r.steps[k])) k++;
       this.prefixStability = { stableMessages: k, previousMessages: prev.length };
     }
     this.lastAssemble = { at: new Date().toISOString(), result: r, budget };
     this.lastMessages = messages;
-    this.pendingSummaries = r.summarize ?? [];
+    // The caller records the output of this plan; until then no output is ours.
+    this.lastOutput = null;
+    // Queued turns stay queued until summarized: a later plan of the same history (the host
+    // re-assembles inside a turn) finds them folded already and queues nothing new.
+    const inPlan = new Set((r.turns ?? []).map((t) => t.id));
+    const queued = new Set([...(this.pendingSummaries ?? []), ...(r.summarize ?? [])]);
+    this.pendingSummaries = [...queued].filter((id) => inPlan.has(id) && !this.summaries[id]).slice(-MAX_PENDING_SUMMARIES);
     if (r.fallback) this.lastFallback = { at: this.lastAssemble.at, reason: r.fallback };
     if ((r.folded ?? []).length) await this.saveState();
     return r;

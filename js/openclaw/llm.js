@@ -76,6 +76,12 @@ export class LlmBudget {
         const res = await Promise.race([complete({ ...params, signal: ctrl.signal }), timeout]);
         const usage = res?.usage ?? {};
         this.tokens += (usage.inputTokens ?? 0) + (usage.outputTokens ?? 0) || estimateCost(params, res);
+        // The host reports a provider failure (HTTP error, broken stream) as a result with
+        // stopReason "error" or "aborted", whose text is empty or only a fragment.
+        if (res?.stopReason === "error" || res?.stopReason === "aborted") {
+          this.fail(`LLM call failed (stopReason ${res.stopReason})`);
+          continue;
+        }
         const text = visibleText(res?.text);
         if (!text) {
           this.fail("LLM returned no visible text (empty or only reasoning)");

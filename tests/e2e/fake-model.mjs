@@ -26,6 +26,20 @@
 // - A request that offers no tools (a plugin's own side call, e.g. a summary or a label) gets
 //   "AUX-<n>: ..." or, when it asks for JSON after a {...} template, the template filled in.
 // - Every request is appended as one JSON line `{n, t, method, url, body}` to the log file.
+//
+// Opt-in faults of the side calls, used by llm-faults.test.mjs (off unless --side-faults FILE /
+// FAKE_MODEL_SIDE_FAULTS=FILE is given; agent requests, which offer tools, are never affected):
+// before answering a side call the server reads FILE, whose trimmed content names the current
+// mode, so a test can switch modes between turns without restarting anything:
+//   ok         the usual side-call answer (also when FILE is missing, empty or unknown)
+//   hang       never answers; the request stays open until the client disconnects
+//   error      HTTP 500 with an OpenAI-style error body
+//   empty      a completion whose text is empty
+//   reasoning  a completion with reasoning_content only, no content
+//   garbage    "GARBAGE-<n>" followed by noise: neither the requested JSON nor a summary
+// With the switch on, each side call's log line also carries `sideFault: <mode>`, and a hanging
+// call the client gives up on is logged as `{n: 0, t, event: "hang-closed", of: <n>, ms: <open
+// ms>}`. On SIGTERM/SIGINT hanging calls still open are cut so the server closes at once.
 import http from "node:http";
 import fs from "node:fs";
 
@@ -37,6 +51,18 @@ function argValue(name) {
 const PORT = Number(argValue("--port") ?? process.env.FAKE_MODEL_PORT ?? 0);
 const LOG = argValue("--log") ?? process.env.FAKE_MODEL_LOG ?? "fake-model-requests.jsonl";
 const LONG_ANSWERS = process.argv.includes("--long-answers") || process.env.FAKE_MODEL_LONG_ANSWERS === "1";
+const SIDE_FAULTS = argValue("--side-faults") ?? process.env.FAKE_MODEL_SIDE_FAULTS;
+const FAULT_MODES = new Set(["ok", "hang", "error", "empty", "reasoning", "garbage"]);
+
+/** The side-call mode named by the control file (re-read on every side call). */
+function sideFaultMode() {
+  let mode = "";
+  try { mode = fs.readFileSync(SIDE_FAULTS, "utf8").trim(); } catch { /* missing: ok */ }
+  return FAULT_MODES.has(mode) ? mode : "ok";
+}
+
+/** Responses of hanging side calls still open (cut at shutdown). */
+const hanging = new Set();
 
 // Topics of --long-answers: the keywords that select one, and its pool of sentences. The pools
 // share no content words, so a lexical topic segmenter sees three clearly different subjects.
@@ -181,6 +207,45 @@ function auxAnswer(prompt, n) {
   return `AUX-${n}: fake summary of the given text.`;
 }
 
+/** Answers a side call according to a fault mode other than "ok". */
+function handleFault(mode, body, res, n) {
+  const id = `chatcmpl-fake-${n}`;
+  const created = Math.floor(Date.now() / 1000);
+  const model = body.model ?? "fake-model";
+  if (mode === "hang") {
+    const opened = Date.now();
+    hanging.add(res);
+    res.on("close", () => {
+      hanging.delete(res);
+      fs.appendFileSync(LOG, JSON.stringify({ n: 0, t: Date.now(), event: "hang-closed", of: n, ms: Date.now() - opened }) + "\n");
+    });
+    return;
+  }
+  if (mode === "error") {
+    res.writeHead(500, { "content-type": "application/json" });
+    res.end(JSON.stringify({ error: { message: `fake side-call failure ${n}`, type: "server_error", code: "fake_failure" } }));
+    return;
+  }
+  const text = mode === "garbage" ? `GARBAGE-${n} \u00bf\u00bf ~~~ ]] ## %% @@ -- ^^ ~~~ ]] ## %% @@ || \ufffd\ufffd` : "";
+  const reasoning = mode === "reasoning" ? `REASONING-${n} only thinking, no answer.` : undefined;
+  const usage = { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 };
+  if (!body.stream) {
+    const message = { role: "assistant", content: mode === "reasoning" ? null : text, ...(reasoning ? { reasoning_content: reasoning } : {}) };
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify({ id, object: "chat.completion", created, model, choices: [{ index: 0, message, finish_reason: "stop" }], usage }));
+    return;
+  }
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+  const chunk = (delta, finish_reason = null, extra = {}) =>
+    res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, finish_reason }], ...extra })}\n\n`);
+  chunk({ role: "assistant", ...(reasoning ? { reasoning_content: "" } : {}) });
+  if (reasoning) chunk({ reasoning_content: reasoning });
+  if (text) chunk({ content: text });
+  chunk({}, "stop", { usage });
+  res.write("data: [DONE]\n\n");
+  res.end();
+}
+
 function handleCompletion(body, res, n) {
   const r = decide(body, n);
   const id = `chatcmpl-fake-${n}`;
@@ -229,7 +294,9 @@ const server = http.createServer((req, res) => {
     try { body = data ? JSON.parse(data) : {}; } catch { body = { unparsed: data }; }
     const isCompletion = req.method === "POST" && req.url.endsWith("/chat/completions");
     const n = isCompletion ? ++completions : 0;
-    fs.appendFileSync(LOG, JSON.stringify({ n, t: Date.now(), method: req.method, url: req.url, body }) + "\n");
+    const isSide = isCompletion && !(Array.isArray(body.tools) && body.tools.some((t) => t?.function?.name));
+    const fault = SIDE_FAULTS && isSide ? sideFaultMode() : undefined;
+    fs.appendFileSync(LOG, JSON.stringify({ n, t: Date.now(), method: req.method, url: req.url, body, ...(fault ? { sideFault: fault } : {}) }) + "\n");
     if (req.url.endsWith("/models")) {
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify({ object: "list", data: [{ id: "fake-model", object: "model", owned_by: "fake" }] }));
@@ -240,6 +307,7 @@ const server = http.createServer((req, res) => {
       res.end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}` } }));
       return;
     }
+    if (fault && fault !== "ok") return handleFault(fault, body, res, n);
     handleCompletion(body, res, n);
   });
 });
@@ -247,4 +315,10 @@ const server = http.createServer((req, res) => {
 server.listen(PORT, "127.0.0.1", () => {
   process.stdout.write(JSON.stringify({ listening: server.address().port }) + "\n");
 });
-for (const sig of ["SIGTERM", "SIGINT"]) process.on(sig, () => server.close(() => process.exit(0)));
+for (const sig of ["SIGTERM", "SIGINT"]) {
+  process.on(sig, () => {
+    server.close(() => process.exit(0));
+    for (const res of hanging) res.destroy(); // a hanging call would keep the server open
+    server.closeIdleConnections?.();
+  });
+}

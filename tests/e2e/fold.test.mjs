@@ -55,15 +55,13 @@
 // Skipped only when tests/node_modules/openclaw is not installed.
 import { describe, test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import {
   NODE24,
-  OPENCLAW_CLI,
   PLUGIN_DIR,
   REPO_ROOT,
   createHost,
@@ -75,6 +73,7 @@ import {
   runCli,
   snapshotPlugin,
   startFakeModel,
+  startGateway,
 } from "./run-host.mjs";
 
 const PLUGIN_ID = "contextfold";
@@ -178,54 +177,6 @@ function conservativeTokens(messages) {
 
 /** Content words of a text (lowercase letters only, 3+ characters). */
 const words = (text) => new Set((text.toLowerCase().match(/[a-z]{3,}/g) ?? []));
-
-async function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-/** Starts `openclaw gateway run` for the host (token auth, loopback, free port). */
-async function startGateway(host, { timeoutMs = 240_000 } = {}) {
-  const port = await freePort();
-  const token = `cf-fold-${process.pid}-${Date.now().toString(36)}`;
-  host.config.gateway = { mode: "local", bind: "loopback", port, auth: { mode: "token", token } };
-  fs.writeFileSync(host.configPath, JSON.stringify(host.config, null, 2));
-  const started = Date.now();
-  const child = spawn(NODE24, [OPENCLAW_CLI, "gateway", "run", "--port", String(port), "--bind", "loopback", "--auth", "token", "--token", token], {
-    cwd: host.root,
-    env: host.env,
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
-  let output = "";
-  child.stdout.on("data", (d) => (output += d));
-  child.stderr.on("data", (d) => (output += d));
-  const stop = () =>
-    new Promise((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once("exit", () => resolve());
-      try { process.kill(-child.pid, "SIGTERM"); } catch { /* gone */ }
-      setTimeout(() => { try { process.kill(-child.pid, "SIGKILL"); } catch { /* gone */ } }, 5000).unref();
-    });
-  await new Promise((resolve, reject) => {
-    const timer = setInterval(() => {
-      if (/\[gateway\] ready\b/.test(output)) {
-        clearInterval(timer);
-        resolve();
-      } else if (child.exitCode !== null || Date.now() - started > timeoutMs) {
-        clearInterval(timer);
-        stop().then(() => reject(new Error(`gateway did not become ready (exit ${child.exitCode}) in ${Date.now() - started} ms:\n${output.slice(-3000)}`)));
-      }
-    }, 250);
-  });
-  return { port, token, ms: Date.now() - started, output: () => output, stop };
-}
 
 /**
  * Reads the session's transcript with Node 24: the rows of transcript_events straight from

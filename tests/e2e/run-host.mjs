@@ -4,11 +4,14 @@
 // - starts/stops the fake OpenAI-compatible model server (fake-model.mjs)
 // - creates an isolated host (own OPENCLAW_STATE_DIR, HOME, workspace, log file, openclaw.json)
 // - runs CLI commands with Node 24, OPENCLAW_DISABLE_BONJOUR=1 and a hard timeout
+// - starts/stops `openclaw gateway run` for a host (startGateway), so `openclaw agent` turns
+//   without --local run in one long-lived host process
 //
 // Works when imported from Node 20 (the test runner); only the spawned CLI needs Node 24.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import net from "node:net";
 import readline from "node:readline";
 import { fileURLToPath } from "node:url";
 
@@ -75,7 +78,7 @@ function killTree(child, signal = "SIGKILL") {
 
 /**
  * Start fake-model.mjs on a free 127.0.0.1 port (`args`: extra options, e.g. ["--long-answers"]).
- * @returns {Promise<{port:number, logFile:string, requests:()=>object[], completions:()=>object[], stop:()=>Promise<void>}>}
+ * @returns {Promise<{port:number, logFile:string, requests:()=>object[], completions:()=>object[], stop:()=>Promise<{code:number|null, signal:string|null}>}>}
  */
 export async function startFakeModel({ logFile, node = process.execPath, timeoutMs = 10_000, args = [] }) {
   fs.writeFileSync(logFile, "");
@@ -103,10 +106,11 @@ export async function startFakeModel({ logFile, node = process.execPath, timeout
     logFile,
     requests,
     completions: () => requests().filter((r) => r.n > 0),
+    // resolves with how the server ended: {code: 0, signal: null} when it closed on SIGTERM
     stop: () =>
       new Promise((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once("exit", () => resolve());
+        if (child.exitCode !== null || child.signalCode !== null) return resolve({ code: child.exitCode, signal: child.signalCode });
+        child.once("exit", (code, signal) => resolve({ code, signal }));
         killTree(child, "SIGTERM");
         setTimeout(() => killTree(child), 2000).unref();
       }),
@@ -241,4 +245,56 @@ export function readHostLog(host) {
 
 export function removeDir(dir) {
   try { fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3 }); } catch { /* best effort */ }
+}
+
+async function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts `openclaw gateway run` for the host (token auth, loopback, a free port) and waits for
+ * `[gateway] ready`. `openclaw agent` without --local then runs its turns in the gateway.
+ * @returns {Promise<{port:number, token:string, ms:number, output:()=>string, stop:()=>Promise<void>}>}
+ */
+export async function startGateway(host, { timeoutMs = 240_000 } = {}) {
+  const port = await freePort();
+  const token = `cf-gw-${process.pid}-${Date.now().toString(36)}`;
+  host.config.gateway = { mode: "local", bind: "loopback", port, auth: { mode: "token", token } };
+  fs.writeFileSync(host.configPath, JSON.stringify(host.config, null, 2));
+  const started = Date.now();
+  const child = spawn(NODE24, [OPENCLAW_CLI, "gateway", "run", "--port", String(port), "--bind", "loopback", "--auth", "token", "--token", token], {
+    cwd: host.root,
+    env: host.env,
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  let output = "";
+  child.stdout.on("data", (d) => (output += d));
+  child.stderr.on("data", (d) => (output += d));
+  const stop = () =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once("exit", () => resolve());
+      killTree(child, "SIGTERM");
+      setTimeout(() => killTree(child), 5000).unref();
+    });
+  await new Promise((resolve, reject) => {
+    const timer = setInterval(() => {
+      if (/\[gateway\] ready\b/.test(output)) {
+        clearInterval(timer);
+        resolve();
+      } else if (child.exitCode !== null || Date.now() - started > timeoutMs) {
+        clearInterval(timer);
+        stop().then(() => reject(new Error(`gateway did not become ready (exit ${child.exitCode}) in ${Date.now() - started} ms:\n${output.slice(-3000)}`)));
+      }
+    }, 250);
+  });
+  return { port, token, ms: Date.now() - started, output: () => output, stop };
 }

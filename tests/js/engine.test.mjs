@@ -182,3 +182,36 @@ test("a long session rewrites index.json only as it grows by 5 %; after a restar
   assert.equal(idx.turns.length, 235, "the index has every turn of the transcript after the restart");
   assert.equal(indexTurns(), 235, "and the catch-up was written");
 });
+
+test("the host's second assemble of our own output with the prompt plans the original history again", { skip: !hasHost && "openclaw not installed" }, async () => {
+  const { sessionLines } = await import(path.join(PKG, "..", "bench", "soak", "generate.mjs"));
+  const history = [...sessionLines({ turns: 40, seed: 9 })].map((l) => JSON.parse(l)).filter((v) => v.type === "message").map((v) => v.message);
+  const entry = await loadEntry();
+  const { api, engines } = fakeApi({ stateDir: mkdtempSync(path.join(os.tmpdir(), "cf-")) });
+  entry.register(api);
+  const engine = await engines.get("contextfold")({});
+  const key = "agent:main:twice";
+  const live = () => globalThis[Symbol.for("contextfold.liveSessions")].map.get(key);
+  const first = await engine.assemble({ sessionKey: key, messages: history, tokenBudget: 1500, prompt: "next" });
+  const queue = live().pendingSummaries;
+  const ids = live().lastAssemble.result.turns.map((t) => t.id);
+  assert.ok(queue.length > 0, "a tight budget queues turns for a summary");
+  assert.ok(first.messages.length < history.length);
+  // Same prompt, our output, the same budget (a tool-loop iteration of a deferred turn): the
+  // same plan of the host's turns, and its summary queue.
+  const second = await engine.assemble({ sessionKey: key, messages: first.messages, tokenBudget: 1500, prompt: "next" });
+  assert.deepEqual(live().lastAssemble.result.turns.map((t) => t.id), ids, "the turns are the host's, not our stubs'");
+  assert.deepEqual(live().pendingSummaries, queue, "the summary queue survives");
+  assert.ok(live().lastMessages.length === history.length && live().lastMessages.every((m, i) => m === history[i]), "planned over the host's history");
+  assert.deepEqual(second.messages, first.messages);
+  // The loop grows, the budget left for the history shrinks: folded further, from the
+  // original history.
+  const third = await engine.assemble({ sessionKey: key, messages: second.messages, tokenBudget: 700, prompt: "next" });
+  assert.ok(third.estimatedTokens <= 700, `${third.estimatedTokens} tokens for a budget of 700`);
+  assert.ok(third.estimatedTokens < second.estimatedTokens);
+  assert.ok(live().lastMessages.length === history.length && live().lastMessages.every((m, i) => m === history[i]), "planned over the host's history");
+  // A larger budget: folds stay folded (sticky), still the host's turns.
+  const fourth = await engine.assemble({ sessionKey: key, messages: third.messages, tokenBudget: 19000, prompt: "next" });
+  assert.ok(fourth.messages.length <= history.length);
+  assert.deepEqual(live().lastAssemble.result.turns.map((t) => t.id), ids);
+});
