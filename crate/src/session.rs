@@ -43,6 +43,8 @@ pub struct Session {
     pins: Pins,
     /// The history of the last delta request (the next one may start with it).
     history: Vec<Value>,
+    /// The token estimate of each message of `history` (`u32::MAX` while not computed).
+    estimates: Vec<u32>,
 }
 
 /// What an index update did.
@@ -113,6 +115,7 @@ impl Session {
             merged: HashSet::new(),
             pins: Pins::default(),
             history: Vec::new(),
+            estimates: Vec::new(),
         }
     }
 
@@ -283,10 +286,15 @@ impl Session {
             )));
         }
         let mut history = std::mem::take(&mut self.history);
+        let mut estimates = std::mem::take(&mut self.estimates);
         history.truncate(req.keep);
+        estimates.truncate(req.keep);
         history.extend(req.append);
-        let r = crate::tokens::memoized(&history, || self.plan(&history, req.prompt.as_deref(), req.budget));
+        let r = crate::tokens::memoized_with(&history, &mut estimates, || {
+            self.plan(&history, req.prompt.as_deref(), req.budget)
+        });
         self.history = history;
+        self.estimates = estimates;
         Ok(r)
     }
 

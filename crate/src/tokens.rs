@@ -171,13 +171,19 @@ thread_local! {
     static MEMO: RefCell<Option<Memo>> = const { RefCell::new(None) };
 }
 
-/// Puts the previous memo back when the planning ends, however it ends.
-struct MemoGuard(Option<Memo>);
+/// Puts the previous memo back when the planning ends, however it ends, and hands the
+/// estimates made to the caller's cache.
+struct MemoGuard<'a> {
+    prev: Option<Memo>,
+    out: &'a mut Vec<u32>,
+}
 
-impl Drop for MemoGuard {
+impl Drop for MemoGuard<'_> {
     fn drop(&mut self) {
-        let prev = self.0.take();
-        MEMO.with(|m| *m.borrow_mut() = prev);
+        let prev = self.prev.take();
+        if let Some(memo) = MEMO.with(|m| m.replace(prev)) {
+            *self.out = memo.tokens;
+        }
     }
 }
 
@@ -186,12 +192,22 @@ impl Drop for MemoGuard {
 /// the same input messages. Only messages inside `messages` itself (by address) are
 /// memoized; derived messages (cleaned, stubs) are estimated every time.
 pub fn memoized<R>(messages: &[Value], f: impl FnOnce() -> R) -> R {
+    memoized_with(messages, &mut Vec::new(), f)
+}
+
+/// As [`memoized`], starting from the estimates of an earlier request: `cache[i]` is the
+/// estimate of `messages[i]` (`u32::MAX` when unknown); it is extended and filled in place.
+pub fn memoized_with<R>(messages: &[Value], cache: &mut Vec<u32>, f: impl FnOnce() -> R) -> R {
+    cache.resize(messages.len(), u32::MAX);
     let memo = Memo {
         start: messages.as_ptr() as usize,
         len: messages.len(),
-        tokens: vec![u32::MAX; messages.len()],
+        tokens: std::mem::take(cache),
     };
-    let _guard = MemoGuard(MEMO.with(|m| m.replace(Some(memo))));
+    let _guard = MemoGuard {
+        prev: MEMO.with(|m| m.replace(Some(memo))),
+        out: cache,
+    };
     f()
 }
 
