@@ -69,11 +69,9 @@ const logs = { info: 0, warn: [] };
 const logger = { info: () => logs.info++, warn: (m) => logs.warn.push(m), error: (m) => logs.warn.push(m) };
 const engine = createEngine({ logger, config: {}, stateDir, hostStateDir, transcriptSdk: undefined });
 
-/** The wasm memory of the core instance (wasm-bindgen's initSync returns the live exports). */
+/** The wasm memory of the core instance. */
 async function wasmBytes() {
-  await loadCore();
-  const glue = await import(pathToFileURL(path.join(PKG, "wasm", "contextfold.js")).href);
-  return glue.initSync().memory.buffer.byteLength;
+  return (await loadCore()).memoryBytes();
 }
 
 const PHASES = ["bootstrap", "assemble", "commitTurn", "maintain"];

@@ -179,6 +179,15 @@ async function measureSize(n, { createEngine, core, native }) {
   return r;
 }
 
+/** `gzip -9` size (as scripts/build.sh and bench/size report it); zlib's when gzip is missing. */
+function gzipSize(file, bytes) {
+  try {
+    return execFileSync("gzip", ["-9", "-c", file], { maxBuffer: 1 << 26 }).length;
+  } catch {
+    return zlib.gzipSync(bytes, { level: 9 }).length;
+  }
+}
+
 /** Builds crate/examples/speed.rs natively (release) and returns its path, or null. */
 function buildNative() {
   try {
@@ -205,7 +214,7 @@ export async function runSpeed({ pkg = path.join(ROOT, "pkg-template"), sizes = 
     cpus: os.cpus().length,
     budget: BUDGET,
     resultChars: RESULT_CHARS,
-    wasm: { raw: wasm.length, gzip: zlib.gzipSync(wasm, { level: 9 }).length },
+    wasm: { raw: wasm.length, gzip: gzipSize(wasmFile, wasm) },
     sizes: [],
   };
   for (const n of sizes) {
@@ -227,10 +236,10 @@ export async function runSpeed({ pkg = path.join(ROOT, "pkg-template"), sizes = 
   return out;
 }
 
-/** The linear memory of the core instance (wasm-bindgen's initSync returns the live exports). */
+/** The linear memory of the core instance the engine used. */
 async function wasmMemory(pkg) {
-  const glue = await import(pathToFileURL(path.join(pkg, "wasm", "contextfold.js")).href);
-  return glue.initSync().memory.buffer.byteLength;
+  const { loadCore } = await import(pathToFileURL(path.join(pkg, "js", "core", "node.js")).href);
+  return (await loadCore()).memoryBytes();
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {

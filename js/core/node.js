@@ -28,7 +28,9 @@ export async function loadCore() {
   const url = new URL("contextfold.js", dir);
   if (shared.instances++ > 0) url.search = `instance=${shared.instances}`;
   const glue = await import(url.href);
-  glue.initSync({ module: shared.compiled });
+  const exports = glue.initSync({ module: shared.compiled });
   shared.current = wrapGlue(glue);
+  /** Bytes of the instance's linear memory (it grows with the largest request and never shrinks). */
+  shared.current.memoryBytes = () => exports.memory.buffer.byteLength;
   return shared.current;
 }
