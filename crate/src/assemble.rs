@@ -352,7 +352,14 @@ pub fn assemble(messages: &[Value], budget: usize, cfg: &Config, ctx: &Context) 
         debug_assert_eq!(sum, total(&plans));
         let collapse = sum > target;
         drop_system = drop_system || (collapse && !cfg.preserve_system_messages);
-        rendered = render(messages, &plans, &pre_steps, drop_system, ctx, &label, &id);
+        rendered = render(messages, &plans, &pre_steps, drop_system, false, ctx, &label, &id);
+        if rendered.estimated > budget {
+            // One stub per topic does not fit: adjacent stubs of different topics share one.
+            let merged = render(messages, &plans, &pre_steps, drop_system, true, ctx, &label, &id);
+            if merged.estimated < rendered.estimated {
+                rendered = merged;
+            }
+        }
         let all_folded = order.iter().all(|&t| plans[t].render == Render::Stub);
         if rendered.estimated <= budget || all_folded || target == 0 {
             break;
@@ -406,14 +413,16 @@ struct Rendered {
     estimated: usize,
 }
 
-/// Builds the steps from the turn plans: adjacent stubbed turns of one topic share one stub;
-/// `drop_system` leaves out system messages of the preamble.
+/// Builds the steps from the turn plans: adjacent stubbed turns of one topic share one stub
+/// (with `merge_topics`, adjacent stubbed turns of any topics); `drop_system` leaves out
+/// system messages of the preamble.
 #[allow(clippy::too_many_arguments)]
 fn render(
     messages: &[Value],
     plans: &[TurnPlan],
     pre_steps: &[Step],
     drop_system: bool,
+    merge_topics: bool,
     ctx: &Context,
     label: &dyn Fn(usize) -> String,
     id: &dyn Fn(usize) -> String,
@@ -430,7 +439,7 @@ fn render(
     while t < n {
         if plans[t].render == Render::Stub {
             let mut end = t + 1;
-            while end < n && plans[end].render == Render::Stub && label(end) == label(t) {
+            while end < n && plans[end].render == Render::Stub && (merge_topics || label(end) == label(t)) {
                 end += 1;
             }
             let ids: Vec<String> = (t..end).map(id).collect();
