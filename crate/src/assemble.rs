@@ -558,7 +558,9 @@ fn cost(
         Render::Cleaned => return p.steps.iter().map(|s| tokens::message(s.resolve(messages))).sum(),
         Render::Summary => summary_steps(messages, p, summary.map(String::as_str).unwrap_or("")),
         Render::Stub => {
-            if t > 0 && plans[t - 1].render == Render::Stub && label(t - 1) == label(t) {
+            // Costed as the continuation of any stub before it: one stub per topic when that
+            // fits, else adjacent stubs share one (see the fold loop), so this holds.
+            if t > 0 && plans[t - 1].render == Render::Stub {
                 return STUB_CONTINUATION_TOKENS;
             }
             stub_run(
