@@ -8,8 +8,9 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { messageSearchText, checkPairing } from "../convert/openclaw.mjs";
 import { messageTexts } from "../tokens/messages.mjs";
+import { rng } from "../soak/generate.mjs";
 
-export { messageSearchText, checkPairing };
+export { messageSearchText, checkPairing, rng };
 
 export const REPO = fileURLToPath(new URL("../../", import.meta.url));
 export const BENCH = join(REPO, "bench");
@@ -178,17 +179,6 @@ export function estimates(core, messages) {
 // ---------------------------------------------------------------------------------------
 // Small helpers
 
-/** Deterministic PRNG (mulberry32). */
-export function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A fixed-seed sample of `k` items, in their original order. */
 export function sampleOf(items, k, seed) {

@@ -8,6 +8,7 @@ import { gunzipSync } from "node:zlib";
 import { join, dirname, resolve } from "node:path";
 import { homedir } from "node:os";
 import { createRequire } from "node:module";
+import { rng } from "../soak/generate.mjs";
 
 /** Longest prefix of one document that enters a source (no single file dominates). */
 export const DOC_CAP = 200_000;
@@ -444,17 +445,6 @@ export function categories({ repo, benchDir, dataDir }) {
 // ---------------------------------------------------------------------------------------
 // Sampling
 
-/** A small seeded PRNG (mulberry32). */
-export function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** FNV-1a of a string, to derive one independent seed per source. */
 export function hash(s) {
