@@ -393,29 +393,7 @@ impl Session {
     }
 
     fn pinned(&self, id: &str, messages: &[Value], range: std::ops::Range<usize>) -> bool {
-        if self.pins.turn_ids.iter().any(|p| p == id) {
-            return true;
-        }
-        if self.pins.tools.is_empty() && self.pins.patterns.is_empty() {
-            return false;
-        }
-        let turn = &messages[range];
-        let tool_hit = turn.iter().any(|m| {
-            crate::message::tool_calls(m)
-                .iter()
-                .any(|c| self.pins.tools.contains(&c.name))
-                || self
-                    .pins
-                    .tools
-                    .iter()
-                    .any(|t| crate::message::str_field(m, "toolName") == t)
-        });
-        tool_hit
-            || self.pins.patterns.iter().any(|pat| {
-                let pat = pat.to_lowercase();
-                turn.iter()
-                    .any(|m| turns::visible_text(m).to_lowercase().contains(&pat))
-            })
+        crate::prune::pinned(&self.pins, id, &messages[range])
     }
 }
 
