@@ -22,7 +22,7 @@
 //                (crate/examples/speed.rs, release build), for the native/wasm ratio
 //   size         the shipped wasm, raw and gzip -9
 // Results go to bench/out/speed.json; bench/run.mjs puts them into docs/benchmarks.md.
-import { mkdtempSync, mkdirSync, appendFileSync, writeFileSync, readFileSync, rmSync, existsSync } from "node:fs";
+import { mkdtempSync, mkdirSync, appendFileSync, writeFileSync, readFileSync, rmSync, existsSync, copyFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import os from "node:os";
 import path from "node:path";
@@ -163,9 +163,12 @@ async function measureSize(n, { createEngine, core, native }) {
     // The same requests natively.
     if (native) {
       const req = path.join(tmp, "request.json");
-      writeFileSync(req, JSON.stringify({ entries, messages: history, prompt: promptOf(extra[0]), budget: BUDGET, reps }));
+      const nativeTurns = extra.map((t) => ({ entries: t.entries.map(asEntry), messages: t.messages, prompt: promptOf(t) }));
+      writeFileSync(req, JSON.stringify({ entries, messages: history, prompt: promptOf(extra[0]), budget: BUDGET, reps, turns: nativeTurns }));
+      // SPEED_KEEP_REQUEST=DIR keeps the request file (for profiling the native core on it).
+      if (process.env.SPEED_KEEP_REQUEST) copyFileSync(req, path.join(process.env.SPEED_KEEP_REQUEST, `request-${n}.json`));
       const out = JSON.parse(execFileSync(native, [req], { encoding: "utf8", maxBuffer: 1 << 26 }));
-      r.native = { assemble: stats(out.assemble), parse: stats(out.parse), rebuild: stats(out.rebuild) };
+      r.native = { assemble: stats(out.assemble), turn: stats(out.turn), parse: stats(out.parse), rebuild: stats(out.rebuild) };
     }
   } finally {
     rmSync(tmp, { recursive: true, force: true });
@@ -226,7 +229,7 @@ export async function runSpeed({ pkg = path.join(ROOT, "pkg-template"), sizes = 
       `${n} turns (${r.messages} msgs, ${(r.historyBytes / 1048576).toFixed(1)} MiB): floor p50 ${r.floor.p50} ms; assemble first ${r.first} ms, ` +
         `per turn p50 ${r.turn.p50} / p95 ${r.turn.p95} ms (${r.ratio.turn}× floor), repeat p50 ${r.repeat.p50} ms; ` +
         `index append ${r.indexAppendPerTurn.p50} ms/turn, rebuild ${r.rebuild.p50} ms` +
-        (r.native ? `; native assemble p50 ${r.native.assemble.p50} ms` : "") +
+        (r.native ? `; native assemble p50 ${r.native.assemble.p50} ms, per turn p50 ${r.native.turn.p50} ms` : "") +
         ` [${((performance.now() - a) / 1000).toFixed(0)} s]`,
     );
   }

@@ -22,6 +22,7 @@ pub mod frontier;
 pub mod gate;
 pub mod hostmeta;
 pub mod index;
+pub mod memo;
 pub mod message;
 pub mod pairing;
 pub mod prune;

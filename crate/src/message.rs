@@ -76,6 +76,12 @@ pub fn parts(msg: &Value) -> Option<&Vec<Value>> {
 
 /// Classifies a message.
 pub fn kind(msg: &Value) -> Kind {
+    const KINDS: [Kind; 5] = [Kind::User, Kind::Assistant, Kind::ToolResult, Kind::System, Kind::Other];
+    let code = crate::memo::kind(msg, |m| classify(m) as u8);
+    KINDS.get(code as usize).copied().unwrap_or(Kind::Other)
+}
+
+fn classify(msg: &Value) -> Kind {
     match role(msg) {
         "user" => {
             if is_tool_result_carrier(msg) {
@@ -103,7 +109,7 @@ fn is_tool_result_carrier(msg: &Value) -> bool {
 /// Anthropic `tool_use` blocks, then OpenAI `tool_calls` entries.
 pub fn tool_calls(msg: &Value) -> Vec<CallRef> {
     let mut out = Vec::new();
-    if role(msg) != "assistant" {
+    if kind(msg) != Kind::Assistant || !crate::memo::has_calls(msg, issues_calls) {
         return out;
     }
     if let Some(p) = parts(msg) {
@@ -130,8 +136,19 @@ pub fn tool_calls(msg: &Value) -> Vec<CallRef> {
     out
 }
 
+/// Whether a message has a tool call part or OpenAI `tool_calls` entries.
+fn issues_calls(msg: &Value) -> bool {
+    parts(msg).is_some_and(|p| p.iter().any(|part| part_kind(part) == PartKind::ToolCall))
+        || field(msg, "tool_calls")
+            .and_then(Value::as_array)
+            .is_some_and(|c| !c.is_empty())
+}
+
 /// The call ids a tool-result message answers, in order.
 pub fn result_ids(msg: &Value) -> Vec<String> {
+    if kind(msg) != Kind::ToolResult && kind(msg) != Kind::User {
+        return Vec::new();
+    }
     match role(msg) {
         "toolResult" => vec![str_field(msg, "toolCallId").to_string()],
         "tool" => vec![str_field(msg, "tool_call_id").to_string()],
@@ -158,10 +175,18 @@ pub fn str_field<'a>(v: &'a Value, key: &str) -> &'a str {
 #[inline]
 pub fn field<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
     match v {
-        Value::Object(m) if m.len() <= 16 => m.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v),
+        Value::Object(m) if m.len() <= 16 => m.iter().find(|(k, _)| same_key(k, key)).map(|(_, v)| v),
         Value::Object(m) => m.get(key),
         _ => None,
     }
+}
+
+/// Key equality, length and first byte first: most keys of a message differ in one of them,
+/// and a full comparison is a call to `memcmp`.
+#[inline]
+fn same_key(k: &str, key: &str) -> bool {
+    let (a, b) = (k.as_bytes(), key.as_bytes());
+    a.len() == b.len() && a.first() == b.first() && a == b
 }
 
 /// True when the message has visible, non-blank text: a string `content`, a `text` part

@@ -24,10 +24,15 @@ pub struct Pairing {
 impl Pairing {
     /// Pairs every result with the nearest preceding unanswered call of the same id.
     pub fn of(messages: &[Value]) -> Pairing {
+        Pairing::of_refs(messages.iter())
+    }
+
+    /// As [`Pairing::of`], over references (a plan's output, without copying it).
+    pub fn of_refs<'a>(messages: impl ExactSizeIterator<Item = &'a Value>) -> Pairing {
         let mut answer_of: Vec<Vec<Option<Slot>>> = Vec::with_capacity(messages.len());
         let mut call_of: Vec<Vec<Option<Slot>>> = Vec::with_capacity(messages.len());
         let mut open: Vec<(Slot, String)> = Vec::new();
-        for (i, msg) in messages.iter().enumerate() {
+        for (i, msg) in messages.enumerate() {
             let calls = message::tool_calls(msg);
             answer_of.push(vec![None; calls.len()]);
             for (s, c) in calls.into_iter().enumerate() {

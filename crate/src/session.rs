@@ -43,8 +43,8 @@ pub struct Session {
     pins: Pins,
     /// The history of the last delta request (the next one may start with it).
     history: Vec<Value>,
-    /// The token estimate of each message of `history` (`u32::MAX` while not computed).
-    estimates: Vec<u32>,
+    /// What is known of each message of `history`.
+    facts: Vec<crate::memo::Facts>,
 }
 
 /// What an index update did.
@@ -115,7 +115,7 @@ impl Session {
             merged: HashSet::new(),
             pins: Pins::default(),
             history: Vec::new(),
-            estimates: Vec::new(),
+            facts: Vec::new(),
         }
     }
 
@@ -269,7 +269,7 @@ impl Session {
 
     /// Plans the request. Fold decisions made for the budget are remembered (sticky).
     pub fn assemble(&mut self, req: &AssembleRequest) -> AssembleResult {
-        crate::tokens::memoized(&req.messages, || {
+        crate::memo::with(&req.messages, &mut Vec::new(), || {
             self.plan(&req.messages, req.prompt.as_deref(), req.budget)
         })
     }
@@ -286,15 +286,15 @@ impl Session {
             )));
         }
         let mut history = std::mem::take(&mut self.history);
-        let mut estimates = std::mem::take(&mut self.estimates);
+        let mut facts = std::mem::take(&mut self.facts);
         history.truncate(req.keep);
-        estimates.truncate(req.keep);
+        facts.truncate(req.keep);
         history.extend(req.append);
-        let r = crate::tokens::memoized_with(&history, &mut estimates, || {
+        let r = crate::memo::with(&history, &mut facts, || {
             self.plan(&history, req.prompt.as_deref(), req.budget)
         });
         self.history = history;
-        self.estimates = estimates;
+        self.facts = facts;
         Ok(r)
     }
 
@@ -367,8 +367,9 @@ impl Session {
             probe.push('\n');
         }
         if !probe.trim().is_empty() {
+            let query = self.segmenter.query(&probe);
             for (k, t) in topics.iter().enumerate() {
-                let sim = self.segmenter.similarity_to_turns(&probe, t.first_turn..=t.last_turn);
+                let sim = self.segmenter.similarity(&query, t.first_turn..=t.last_turn);
                 if sim >= self.config.prompt_relevance_threshold {
                     ctx.relevant_topics.insert(k);
                 }
@@ -377,11 +378,12 @@ impl Session {
         // How much each turn has to do with the upcoming prompt: under budget pressure the
         // least related turns fold first.
         if let Some(p) = prompt.filter(|p| !p.trim().is_empty()) {
+            let query = self.segmenter.query(p);
             ctx.relevance = ctx
                 .turn_ids
                 .iter()
                 .map(|id| match pos_by_id.get(id.as_str()) {
-                    Some(&pos) if pos < self.segmenter.len() => self.segmenter.similarity_to_turns(p, pos..=pos),
+                    Some(&pos) if pos < self.segmenter.len() => self.segmenter.similarity(&query, pos..=pos),
                     _ => 0.0,
                 })
                 .collect();

@@ -19,7 +19,6 @@
 
 use crate::message::{self, field, PartKind};
 use serde_json::Value;
-use std::cell::RefCell;
 
 /// Fixed cost of one image part (a ~1 megapixel image on current providers).
 pub const IMAGE_TOKENS: usize = 1_600;
@@ -159,82 +158,10 @@ pub fn content(c: &Value) -> usize {
     }
 }
 
-/// The estimates of the messages of the request being planned, by position (see
-/// [`memoized`]); `u32::MAX` while not computed yet.
-struct Memo {
-    start: usize,
-    len: usize,
-    tokens: Vec<u32>,
-}
-
-thread_local! {
-    static MEMO: RefCell<Option<Memo>> = const { RefCell::new(None) };
-}
-
-/// Puts the previous memo back when the planning ends, however it ends, and hands the
-/// estimates made to the caller's cache.
-struct MemoGuard<'a> {
-    prev: Option<Memo>,
-    out: &'a mut Vec<u32>,
-}
-
-impl Drop for MemoGuard<'_> {
-    fn drop(&mut self) {
-        let prev = self.prev.take();
-        if let Some(memo) = MEMO.with(|m| m.replace(prev)) {
-            *self.out = memo.tokens;
-        }
-    }
-}
-
-/// Runs `f` with the estimates of `messages` computed at most once each: the planner's stages
-/// (cleaner, turn costs, folding, rendering, the validity gate) all ask for the estimates of
-/// the same input messages. Only messages inside `messages` itself (by address) are
-/// memoized; derived messages (cleaned, stubs) are estimated every time.
-pub fn memoized<R>(messages: &[Value], f: impl FnOnce() -> R) -> R {
-    memoized_with(messages, &mut Vec::new(), f)
-}
-
-/// As [`memoized`], starting from the estimates of an earlier request: `cache[i]` is the
-/// estimate of `messages[i]` (`u32::MAX` when unknown); it is extended and filled in place.
-pub fn memoized_with<R>(messages: &[Value], cache: &mut Vec<u32>, f: impl FnOnce() -> R) -> R {
-    cache.resize(messages.len(), u32::MAX);
-    let memo = Memo {
-        start: messages.as_ptr() as usize,
-        len: messages.len(),
-        tokens: std::mem::take(cache),
-    };
-    let _guard = MemoGuard {
-        prev: MEMO.with(|m| m.replace(Some(memo))),
-        out: cache,
-    };
-    f()
-}
-
 /// Estimated tokens of one message: its content, OpenAI `tool_calls` and
 /// `reasoning_content`, the text fields of summary and bash messages, plus framing.
 pub fn message(m: &Value) -> usize {
-    let addr = m as *const Value as usize;
-    let slot = MEMO.with(|memo| {
-        let memo = memo.borrow();
-        let x = memo.as_ref()?;
-        let size = std::mem::size_of::<Value>();
-        (addr >= x.start && addr < x.start + x.len * size)
-            .then(|| ((addr - x.start) / size, x.tokens[(addr - x.start) / size]))
-    });
-    match slot {
-        Some((_, n)) if n != u32::MAX => n as usize,
-        Some((i, _)) => {
-            let n = estimate(m);
-            MEMO.with(|memo| {
-                if let Some(x) = memo.borrow_mut().as_mut() {
-                    x.tokens[i] = n.min(u32::MAX as usize - 1) as u32;
-                }
-            });
-            n
-        }
-        None => estimate(m),
-    }
+    crate::memo::tokens(m, estimate)
 }
 
 fn estimate(m: &Value) -> usize {

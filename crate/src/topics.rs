@@ -141,6 +141,13 @@ pub struct Topic {
     pub terms: Vec<String>,
 }
 
+/// A text's weighted term vector (see [`Segmenter::query`]).
+#[derive(Debug, Clone)]
+pub struct Query {
+    terms: Vec<(u32, f64)>,
+    norm: f64,
+}
+
 /// Incremental topic segmenter over the turns of one session.
 ///
 /// ```
@@ -305,14 +312,14 @@ impl Segmenter {
     /// centroid of the given turns, under the current weights: how clearly the text refers to
     /// those turns. Turns past the end are ignored; `0.0` when either side has no terms.
     pub fn similarity_to_turns(&self, text: &str, turns: RangeInclusive<usize>) -> f64 {
-        let n = self.len();
-        let (first, last) = (*turns.start(), *turns.end());
-        if n == 0 || first > last || first >= n {
-            return 0.0;
-        }
-        let last = last.min(n - 1);
-        let idf_of = |df: u32| idf(n, df);
+        self.similarity(&self.query(text), turns)
+    }
 
+    /// The weighted term vector of `text` under the current weights, for comparing one text
+    /// with many turn ranges ([`Segmenter::similarity`]).
+    pub fn query(&self, text: &str) -> Query {
+        let n = self.len();
+        let idf_of = |df: u32| idf(n, df);
         // The text's vector: known terms by id, unseen terms only add to its norm.
         let text = strip_host_metadata(text);
         let mut known: Vec<(u32, f32)> = Vec::new();
@@ -323,11 +330,11 @@ impl Segmenter {
             None => unseen.push(term.to_owned()),
         });
         sort_by(&mut known, |a, b| a.0 < b.0);
-        let query = run_lengths(&known, |id, count| {
+        let terms = run_lengths(&known, |id, count| {
             let df = self.vocab.df.get(id as usize).copied().unwrap_or(0);
             (1.0 + count.ln()) as f64 * idf_of(df)
         });
-        let mut query_norm: f64 = query.iter().map(|&(_, w)| w * w).sum();
+        let mut norm: f64 = terms.iter().map(|&(_, w)| w * w).sum();
         sort_by(&mut unseen, |a, b| a < b);
         let mut k = 0;
         while k < unseen.len() {
@@ -336,9 +343,22 @@ impl Segmenter {
                 j += 1;
             }
             let w = (1.0 + ((j - k) as f64 * USER_WEIGHT as f64).ln()) * idf_of(0);
-            query_norm += w * w;
+            norm += w * w;
             k = j;
         }
+        Query { terms, norm }
+    }
+
+    /// [`Segmenter::similarity_to_turns`] of a prepared query.
+    pub fn similarity(&self, query: &Query, turns: RangeInclusive<usize>) -> f64 {
+        let n = self.len();
+        let (first, last) = (*turns.start(), *turns.end());
+        if n == 0 || first > last || first >= n {
+            return 0.0;
+        }
+        let last = last.min(n - 1);
+        let idf_of = |df: u32| idf(n, df);
+        let (query, query_norm) = (&query.terms, query.norm);
 
         // The centroid of the turns' unit vectors.
         let mut entries: Vec<(u32, f32)> = Vec::new();
@@ -362,7 +382,7 @@ impl Segmenter {
         if query_norm <= 0.0 || centroid_norm <= 0.0 {
             return 0.0;
         }
-        let dot = merge_dot(&query, &centroid);
+        let dot = merge_dot(query, &centroid);
         (dot / (query_norm.sqrt() * centroid_norm.sqrt())).clamp(0.0, 1.0)
     }
 

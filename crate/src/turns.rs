@@ -109,6 +109,10 @@ pub fn split(messages: &[Value]) -> (Range<usize>, Vec<TurnSpan>) {
 
 /// The content key of a message: FNV-1a over role, content and timestamp.
 pub fn key_of(m: &Value) -> u64 {
+    crate::memo::key(m, content_key)
+}
+
+fn content_key(m: &Value) -> u64 {
     let mut h = Fnv::new();
     h.write(message::role(m).as_bytes());
     h.write(&[0]);
