@@ -40,13 +40,13 @@ fn counts(ms: &[&Value]) -> Counts {
     let mut c = Counts::default();
     let pairing = Pairing::of_refs(ms.iter().copied());
     let sig: Vec<usize> = (0..ms.len())
-        .filter(|&i| matches!(message::kind(&ms[i]), Kind::User | Kind::Assistant | Kind::ToolResult))
+        .filter(|&i| matches!(message::kind(ms[i]), Kind::User | Kind::Assistant | Kind::ToolResult))
         .collect();
     // The live, unfinished tool loop at the very end may have unanswered calls.
     let last_turn_msg = sig
         .iter()
         .rev()
-        .find(|&&i| matches!(message::kind(&ms[i]), Kind::User | Kind::Assistant))
+        .find(|&&i| matches!(message::kind(ms[i]), Kind::User | Kind::Assistant))
         .copied();
     for (pos, &i) in sig.iter().enumerate() {
         let m = ms[i];
@@ -55,7 +55,7 @@ fn counts(ms: &[&Value]) -> Counts {
                 // Rule 1: answered, and before the next user/assistant message.
                 let next_turn = sig[pos + 1..]
                     .iter()
-                    .find(|&&k| matches!(message::kind(&ms[k]), Kind::User | Kind::Assistant))
+                    .find(|&&k| matches!(message::kind(ms[k]), Kind::User | Kind::Assistant))
                     .copied()
                     .unwrap_or(ms.len());
                 for ans in &pairing.answer_of[i] {
@@ -75,7 +75,7 @@ fn counts(ms: &[&Value]) -> Counts {
                 let nearest = sig[..pos]
                     .iter()
                     .rev()
-                    .find(|&&k| matches!(message::kind(&ms[k]), Kind::User | Kind::Assistant))
+                    .find(|&&k| matches!(message::kind(ms[k]), Kind::User | Kind::Assistant))
                     .copied();
                 for call in &pairing.call_of[i] {
                     match call {
@@ -88,7 +88,7 @@ fn counts(ms: &[&Value]) -> Counts {
         }
         // Rule 12: same-role runs among prompts and answers.
         if pos > 0 {
-            let (a, b) = (message::kind(&ms[sig[pos - 1]]), message::kind(m));
+            let (a, b) = (message::kind(ms[sig[pos - 1]]), message::kind(m));
             if a == b && matches!(a, Kind::User | Kind::Assistant) {
                 c.same_role_runs += 1;
             }
@@ -96,7 +96,7 @@ fn counts(ms: &[&Value]) -> Counts {
     }
     // Rule 11: the conversation starts with a user prompt.
     if let Some(&first) = sig.first() {
-        if message::kind(&ms[first]) != Kind::User {
+        if message::kind(ms[first]) != Kind::User {
             c.first_not_user = 1;
         }
     }
