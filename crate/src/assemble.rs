@@ -519,7 +519,7 @@ fn normalize_content(messages: &[Value], steps: &mut [Step]) {
                 out["content"] = json!([{"type": "text", "text": text}]);
                 *s = Step {
                     source: s.source,
-                    message: Some(out),
+                    message: Some(out.into()),
                 };
             }
         }

@@ -7,6 +7,7 @@
 
 use serde::Serialize;
 use serde_json::Value;
+use std::rc::Rc;
 
 /// One output position.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -14,9 +15,10 @@ pub struct Step {
     /// The input message this position comes from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<usize>,
-    /// The replacement (or inserted) message; absent when the input is kept as is.
+    /// The replacement (or inserted) message; absent when the input is kept as is. Shared:
+    /// a plan is rendered more than once while folding, and a copy costs a reference count.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub message: Option<Value>,
+    pub message: Option<Rc<Value>>,
 }
 
 impl Step {
@@ -32,14 +34,14 @@ impl Step {
     pub fn replace(i: usize, message: Value) -> Step {
         Step {
             source: Some(i),
-            message: Some(message),
+            message: Some(Rc::new(message)),
         }
     }
 
     /// The message this step stands for.
     pub fn resolve<'a>(&'a self, input: &'a [Value]) -> &'a Value {
         match (&self.message, self.source) {
-            (Some(m), _) => m,
+            (Some(m), _) => m.as_ref(),
             (None, Some(i)) => &input[i],
             (None, None) => &Value::Null,
         }

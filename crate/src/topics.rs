@@ -376,7 +376,10 @@ impl Segmenter {
                 e.1 = (e.1 as f64 / norm) as f32;
             }
         }
-        sort_by(&mut entries, |a, b| a.0 < b.0);
+        // One turn's entries are already in term order, each term once.
+        if first != last {
+            sort_by(&mut entries, |a, b| a.0 < b.0);
+        }
         let centroid = run_lengths(&entries, |_, sum| sum as f64);
         let centroid_norm: f64 = centroid.iter().map(|&(_, w)| w * w).sum();
         if query_norm <= 0.0 || centroid_norm <= 0.0 {

@@ -938,7 +938,7 @@ fn unchanged_and_unknown_messages_pass_through_byte_identical() {
     for (i, s) in r.steps.iter().enumerate() {
         if i == 2 {
             assert_eq!(s.source, Some(2));
-            assert_eq!(s.message.as_ref(), Some(&without_parts(&answer, is_thinking)));
+            assert_eq!(s.message.as_deref(), Some(&without_parts(&answer, is_thinking)));
         } else {
             assert_eq!(*s, Step::keep(i), "message {i} should be kept by reference");
         }
