@@ -49,6 +49,7 @@
 
 use crate::turns::sort_by;
 use serde::Serialize;
+use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
@@ -146,6 +147,8 @@ pub struct Topic {
 pub struct Query {
     terms: Vec<(u32, f64)>,
     norm: f64,
+    /// A weight per vocabulary term for summing centroids, `NaN` where unused.
+    scratch: RefCell<Vec<f32>>,
 }
 
 /// Incremental topic segmenter over the turns of one session.
@@ -346,7 +349,11 @@ impl Segmenter {
             norm += w * w;
             k = j;
         }
-        Query { terms, norm }
+        Query {
+            terms,
+            norm,
+            scratch: RefCell::new(Vec::new()),
+        }
     }
 
     /// [`Segmenter::similarity_to_turns`] of a prepared query.
@@ -358,34 +365,53 @@ impl Segmenter {
         }
         let last = last.min(n - 1);
         let idf_of = |df: u32| idf(n, df);
-        let (query, query_norm) = (&query.terms, query.norm);
+        let (scratch, query, query_norm) = (&query.scratch, &query.terms, query.norm);
 
-        // The centroid of the turns' unit vectors.
-        let mut entries: Vec<(u32, f32)> = Vec::new();
+        // The centroid of the turns' unit vectors, summed per term in turn order.
+        let mut acc = scratch.borrow_mut();
+        acc.resize(self.vocab.terms.len(), f32::NAN);
+        let mut touched: Vec<u32> = Vec::new();
+        let mut weights: Vec<f32> = Vec::new();
         for t in first..=last {
             let range = self.offsets[t]..self.offsets[t + 1];
-            let start = entries.len();
+            weights.clear();
             let mut norm = 0.0f64;
-            for e in range {
+            for e in range.clone() {
                 let w = self.tf[e] as f64 * idf_of(self.vocab.df[self.ids[e] as usize]);
                 norm += w * w;
-                entries.push((self.ids[e], w as f32));
+                weights.push(w as f32);
             }
             let norm = norm.sqrt();
-            for e in &mut entries[start..] {
-                e.1 = (e.1 as f64 / norm) as f32;
+            for (e, &w) in range.zip(&weights) {
+                let id = self.ids[e];
+                let slot = &mut acc[id as usize];
+                if slot.is_nan() {
+                    *slot = 0.0;
+                    touched.push(id);
+                }
+                *slot += (w as f64 / norm) as f32;
             }
         }
-        // One turn's entries are already in term order, each term once.
+        // One turn's terms are already in term order, each term once.
         if first != last {
-            sort_by(&mut entries, |a, b| a.0 < b.0);
+            sort_by(&mut touched, |a, b| a < b);
         }
-        let centroid = run_lengths(&entries, |_, sum| sum as f64);
-        let centroid_norm: f64 = centroid.iter().map(|&(_, w)| w * w).sum();
+        let centroid_norm: f64 = touched.iter().map(|&id| acc[id as usize] as f64).map(|w| w * w).sum();
+        let dot = if query_norm <= 0.0 || centroid_norm <= 0.0 {
+            0.0
+        } else {
+            query
+                .iter()
+                .filter(|&&(id, _)| acc.get(id as usize).is_some_and(|w| !w.is_nan()))
+                .map(|&(id, w)| w * acc[id as usize] as f64)
+                .sum()
+        };
+        for &id in &touched {
+            acc[id as usize] = f32::NAN;
+        }
         if query_norm <= 0.0 || centroid_norm <= 0.0 {
             return 0.0;
         }
-        let dot = merge_dot(query, &centroid);
         (dot / (query_norm.sqrt() * centroid_norm.sqrt())).clamp(0.0, 1.0)
     }
 
@@ -654,23 +680,6 @@ fn run_lengths(sorted: &[(u32, f32)], mut f: impl FnMut(u32, f32) -> f64) -> Vec
         out.push((id, f(id, sum)));
     }
     out
-}
-
-/// Dot product of two sparse vectors sorted by id (merge join).
-fn merge_dot(a: &[(u32, f64)], b: &[(u32, f64)]) -> f64 {
-    let (mut i, mut j, mut dot) = (0, 0, 0.0);
-    while i < a.len() && j < b.len() {
-        match a[i].0.cmp(&b[j].0) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                dot += a[i].1 * b[j].1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    dot
 }
 
 struct Weights {
