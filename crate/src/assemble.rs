@@ -246,7 +246,7 @@ pub fn assemble(messages: &[Value], budget: usize, cfg: &Config, ctx: &Context) 
     }
 
     // Phase 3: fit the budget.
-    let pre_tokens: usize = pre_steps.iter().map(|s| tokens::message(s.resolve(messages))).sum();
+    let pre_tokens: usize = pre_steps.iter().map(|s| s.tokens(messages)).sum();
     let mut summarize = Vec::new();
     let mut folded: Vec<String> = Vec::new();
     for t in 0..n {
@@ -271,7 +271,7 @@ pub fn assemble(messages: &[Value], budget: usize, cfg: &Config, ctx: &Context) 
             }
             if any {
                 p.truncated = true;
-                p.tokens = p.steps.iter().map(|s| tokens::message(s.resolve(messages))).sum();
+                p.tokens = p.steps.iter().map(|s| s.tokens(messages)).sum();
             }
         }
     }
@@ -291,12 +291,14 @@ pub fn assemble(messages: &[Value], budget: usize, cfg: &Config, ctx: &Context) 
     // estimate of stub runs is close but not exact, so check the rendered result and fold
     // further with a tighter target if needed.
     let mut order: Vec<usize> = (0..n).filter(|&t| !plans[t].protected).collect();
-    let rank = |t: usize| {
-        let relevant = ctx.topic_of.get(t).is_some_and(|k| ctx.relevant_topics.contains(k));
-        let related = (ctx.relevance.get(t).copied().unwrap_or(0.0) * 1000.0) as u32;
-        (relevant, !plans[t].other_topic, related)
-    };
-    turns::sort_by(&mut order, |&a, &b| rank(a) < rank(b));
+    let rank: Vec<(bool, bool, u32)> = (0..n)
+        .map(|t| {
+            let relevant = ctx.topic_of.get(t).is_some_and(|k| ctx.relevant_topics.contains(k));
+            let related = (ctx.relevance.get(t).copied().unwrap_or(0.0) * 1000.0) as u32;
+            (relevant, !plans[t].other_topic, related)
+        })
+        .collect();
+    turns::sort_by(&mut order, |&a, &b| rank[a] < rank[b]);
     let mut target = budget;
     let mut rendered;
     let mut drop_system = false;
@@ -314,11 +316,7 @@ pub fn assemble(messages: &[Value], budget: usize, cfg: &Config, ctx: &Context) 
                         plans[t].render == Render::Cleaned
                             && ctx.summaries.get(&id(t)).is_some_and(|sum| {
                                 let steps = summary_steps(messages, &plans[t], sum);
-                                steps
-                                    .iter()
-                                    .map(|x| tokens::message(x.resolve(messages)))
-                                    .sum::<usize>()
-                                    < plans[t].tokens
+                                steps.iter().map(|x| x.tokens(messages)).sum::<usize>() < plans[t].tokens
                             })
                     }
                     _ => plans[t].render != Render::Stub,
@@ -494,13 +492,13 @@ fn render(
             Decision::Summarized => stats.summarized += 1,
             Decision::Stubbed => stats.stubbed += 1,
         }
-        let after: usize = turn_steps.iter().map(|s| tokens::message(s.resolve(messages))).sum();
+        let after: usize = turn_steps.iter().map(|s| s.tokens(messages)).sum();
         explains.push(explain(&id(t), &label(t), decision, p, after));
         steps.extend(turn_steps);
         t += 1;
     }
     normalize_content(messages, &mut steps);
-    let estimated = steps.iter().map(|s| tokens::message(s.resolve(messages))).sum();
+    let estimated = steps.iter().map(|s| s.tokens(messages)).sum();
     Rendered {
         steps,
         explains,
@@ -555,7 +553,7 @@ fn cost(
 ) -> usize {
     let p = &plans[t];
     let steps = match p.render {
-        Render::Cleaned => return p.steps.iter().map(|s| tokens::message(s.resolve(messages))).sum(),
+        Render::Cleaned => return p.steps.iter().map(|s| s.tokens(messages)).sum(),
         Render::Summary => summary_steps(messages, p, summary.map(String::as_str).unwrap_or("")),
         Render::Stub => {
             // Costed as the continuation of any stub before it: one stub per topic when that
@@ -573,7 +571,7 @@ fn cost(
             .0
         }
     };
-    steps.iter().map(|s| tokens::message(s.resolve(messages))).sum()
+    steps.iter().map(|s| s.tokens(messages)).sum()
 }
 
 /// The user message of a span (its first message) and its last assistant message.
@@ -646,6 +644,6 @@ fn stub_run(messages: &[Value], run: &[TurnPlan], label: &str, ids: &[String], t
             with_text(&messages[u], format!("{} {}", short_ask(messages, u), line)),
         )],
     };
-    let after = steps.iter().map(|s| tokens::message(s.resolve(messages))).sum();
+    let after = steps.iter().map(|s| s.tokens(messages)).sum();
     (steps, after)
 }

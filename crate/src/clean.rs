@@ -30,6 +30,7 @@ use crate::steps::Step;
 use crate::tokens;
 use serde::Serialize;
 use serde_json::Value;
+use std::rc::Rc;
 
 /// What the cleaner did, in the seed's terms plus a few of its own.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -193,7 +194,7 @@ impl Restored {
 /// One output entry before adjacency repair.
 struct Entry {
     source: usize,
-    message: Option<Value>,
+    message: Option<Rc<Value>>,
     had_calls: bool,
 }
 
@@ -246,7 +247,7 @@ impl Pass {
                     } else if n < drop.len() || kind == Kind::User {
                         entries.push(Entry {
                             source: j,
-                            message: Some(without_result_blocks(msg, &drop)),
+                            message: Some(Rc::new(without_result_blocks(msg, &drop))),
                             had_calls: false,
                         });
                     }
@@ -272,19 +273,19 @@ impl Pass {
                         && message::kind(&messages[b.source]) == Kind::Assistant;
                     let were_apart = (a.source + 1..b.source).any(|k| significant(&messages[k]));
                     if both_asst && were_apart && a.had_calls && a.message.is_some() {
-                        let target = e.message.clone().unwrap_or_else(|| messages[e.source].clone());
-                        match (e.source < end).then(|| merge_text(a, &target)).flatten() {
+                        let target = e.message.as_deref().unwrap_or(&messages[e.source]);
+                        match (e.source < end).then(|| merge_text(a, target)).flatten() {
                             Some(merged) => {
                                 out.remove(p);
                                 self.stats.merged_text += 1;
                                 out.push(Entry {
                                     source: e.source,
-                                    message: Some(merged),
+                                    message: Some(Rc::new(merged)),
                                     had_calls: e.had_calls,
                                 });
                                 continue;
                             }
-                            None if !has_thinking(a.message.as_ref()) => {
+                            None if !has_thinking(a.message.as_deref()) => {
                                 out.remove(p);
                                 self.stats.drop_asst_tc += 1;
                             }
@@ -321,14 +322,17 @@ impl Pass {
             .entries
             .into_iter()
             .map(|e| match e.message {
-                Some(m) => Step::replace(e.source, m),
+                Some(m) => Step {
+                    source: Some(e.source),
+                    message: Some(m),
+                },
                 None => Step::keep(e.source),
             })
             .collect();
         self.stats.messages_before = messages.len();
         self.stats.messages_after = steps.len();
         self.stats.tokens_before = tokens::messages(messages);
-        self.stats.tokens_after = steps.iter().map(|s| tokens::message(s.resolve(messages))).sum();
+        self.stats.tokens_after = steps.iter().map(|s| s.tokens(messages)).sum();
         self.stats.frontier = fr.index;
         Cleaned {
             steps,
@@ -392,13 +396,63 @@ fn clean_assistant(
     drop_calls: bool,
     stats: &mut CleanStats,
 ) -> Option<Entry> {
+    // The copy depends only on the message and these three switches: a live session's
+    // earlier messages are stripped once, not on every request.
+    let variant = u8::from(cfg.clean_thinking) | u8::from(cfg.clear_reasoning_content) << 1 | u8::from(drop_calls) << 2;
+    let s = crate::memo::derived(msg, variant, |m| strip(m, cfg, drop_calls));
+    stats.cleaned_think += s.think;
+    stats.cleaned_rc += s.rc;
+    let Some(out) = &s.out else {
+        return Some(Entry {
+            source: j,
+            message: None,
+            had_calls: false,
+        });
+    };
+    if s.empty {
+        if s.calls > 0 {
+            stats.drop_asst_tc += 1;
+        } else {
+            stats.dropped_empty += 1;
+        }
+        return None;
+    }
+    stats.dropped_calls += s.dropped_calls;
+    Some(Entry {
+        source: j,
+        message: Some(out.clone()),
+        had_calls: s.dropped_calls > 0,
+    })
+}
+
+/// An assistant message without what the cleaner removes from it.
+struct Stripped {
+    /// The copy; `None` when nothing is removed.
+    out: Option<Rc<Value>>,
+    /// Tool calls the message issued.
+    calls: usize,
+    think: usize,
+    rc: usize,
+    dropped_calls: usize,
+    /// The copy is empty for providers (and is dropped).
+    empty: bool,
+}
+
+fn strip(msg: &Value, cfg: &CleanConfig, drop_calls: bool) -> Stripped {
     let calls = message::tool_calls(msg).len();
     let keeps_calls = calls > 0 && !drop_calls;
     let may_strip = !keeps_calls || message::provider_tolerates_missing_reasoning(msg);
     let strip_thinking = cfg.clean_thinking && may_strip;
-    let mut out = msg.clone();
-    let mut changed = false;
     let (mut think, mut rc, mut dropped_calls) = (0, 0, 0);
+    let unchanged = Stripped {
+        out: None,
+        calls,
+        think: 0,
+        rc: 0,
+        dropped_calls: 0,
+        empty: false,
+    };
+    let mut out = msg.clone();
     if let Some(Value::Array(parts)) = out.get_mut("content") {
         parts.retain(|p| match message::part_kind(p) {
             PartKind::Thinking if strip_thinking => {
@@ -412,7 +466,9 @@ fn clean_assistant(
             _ => true,
         });
     }
-    let obj = out.as_object_mut()?;
+    let Some(obj) = out.as_object_mut() else {
+        return unchanged;
+    };
     if drop_calls {
         if let Some(Value::Array(c)) = obj.remove("tool_calls") {
             dropped_calls += c.len();
@@ -427,30 +483,18 @@ fn clean_assistant(
             rc += 1;
         }
     }
-    changed |= think + rc + dropped_calls > 0;
-    stats.cleaned_think += think;
-    stats.cleaned_rc += rc;
-    if !changed {
-        return Some(Entry {
-            source: j,
-            message: None,
-            had_calls: false,
-        });
+    if think + rc + dropped_calls == 0 {
+        return unchanged;
     }
-    if message::is_empty_assistant(&out) {
-        if calls > 0 {
-            stats.drop_asst_tc += 1;
-        } else {
-            stats.dropped_empty += 1;
-        }
-        return None;
+    let empty = message::is_empty_assistant(&out);
+    Stripped {
+        out: Some(Rc::new(out)),
+        calls,
+        think,
+        rc,
+        dropped_calls,
+        empty,
     }
-    stats.dropped_calls += dropped_calls;
-    Some(Entry {
-        source: j,
-        message: Some(out),
-        had_calls: dropped_calls > 0,
-    })
 }
 
 /// Removes the `tool_result` blocks flagged in `drop` (by result slot) from a user message.
@@ -474,7 +518,7 @@ fn without_result_blocks(msg: &Value, drop: &[bool]) -> Value {
 /// neither carries thinking (thinking blocks are never moved) and `target` is a plain answer
 /// (text merged into a tool-call message would make it a mixed message the next run strips).
 fn merge_text(remnant: &Entry, target: &Value) -> Option<Value> {
-    let r = remnant.message.as_ref()?;
+    let r = remnant.message.as_deref()?;
     let rp = message::parts(r)?;
     let tp = message::parts(target)?;
     let thinking = |p: &Vec<Value>| p.iter().any(|x| message::part_kind(x) == PartKind::Thinking);

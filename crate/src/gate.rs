@@ -199,6 +199,12 @@ fn relational(input: &[Value], s: &Step, live_from: Option<usize>) -> Result<(),
         return Ok(());
     };
     let src = &input[i];
+    // The verdict depends only on the two messages (outside the live loop): a replacement
+    // that passed in an earlier request of a live session passes again.
+    let live = live_from.is_some_and(|l| i >= l);
+    if !live && crate::memo::checked(src, out) {
+        return Ok(());
+    }
     let src_parts = message::parts(src).map(Vec::as_slice).unwrap_or(&[]);
     let out_parts = message::parts(out).map(Vec::as_slice).unwrap_or(&[]);
     // Rule 3: a batch of calls is kept or removed whole.
@@ -219,7 +225,7 @@ fn relational(input: &[Value], s: &Step, live_from: Option<usize>) -> Result<(),
         return refuse(7, format!("message {i}: a thinking block was edited or moved"));
     }
     // Rule 8: no thinking removed inside the live tool loop.
-    if live_from.is_some_and(|l| i >= l) && out_thinking.len() != src_thinking.len() {
+    if live && out_thinking.len() != src_thinking.len() {
         return refuse(8, format!("message {i}: thinking removed inside the live tool loop"));
     }
     // Rule 9: a message that keeps tool calls keeps its reasoning unless the provider allows.
@@ -259,6 +265,9 @@ fn relational(input: &[Value], s: &Step, live_from: Option<usize>) -> Result<(),
         }
     } else {
         return refuse(15, format!("message {i}: not an object"));
+    }
+    if !live {
+        crate::memo::set_checked(src, out);
     }
     Ok(())
 }

@@ -4,18 +4,39 @@
 //! ask the same questions of the same input messages: its kind, its token estimate, its
 //! content key. [`with`] answers each at most once per message for the duration of one
 //! request, and a live session hands the answers to the next request for the messages it
-//! keeps. Only messages inside the planned slice itself (by address) are remembered; derived
-//! messages (cleaned copies, stubs) are computed every time.
+//! keeps. Only messages inside the planned slice itself (by address) are remembered, and one
+//! value derived from each (the cleaner's copy, see [`derived`]); other derived messages
+//! (stubs, summaries) are computed every time.
 
 use serde_json::Value;
+use std::any::Any;
 use std::cell::RefCell;
+use std::rc::Rc;
 
 const UNKNOWN_TOKENS: u32 = u32::MAX;
 const UNKNOWN_KIND: u8 = u8::MAX;
 
 /// The remembered facts of one message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct Facts {
+    known: Known,
+    /// One value derived from the message, with the variant it was derived for.
+    derived: Option<(u8, Rc<dyn Any>)>,
+    /// The first replacement of the message asked about (normally the cleaner's copy): held,
+    /// so that no other value can take its address, with what is known of it.
+    replacement: Option<Replacement>,
+}
+
+#[derive(Debug, Clone)]
+struct Replacement {
+    value: Rc<Value>,
+    /// It passed the validity gate's comparison with the message.
+    checked: bool,
+    tokens: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Known {
     tokens: u32,
     kind: u8,
     /// Whether the message issues tool calls.
@@ -23,9 +44,9 @@ pub struct Facts {
     key: Option<u64>,
 }
 
-impl Default for Facts {
-    fn default() -> Facts {
-        Facts {
+impl Default for Known {
+    fn default() -> Known {
+        Known {
             tokens: UNKNOWN_TOKENS,
             kind: UNKNOWN_KIND,
             calls: None,
@@ -78,7 +99,7 @@ pub fn with<R>(messages: &[Value], cache: &mut Vec<Facts>, f: impl FnOnce() -> R
 }
 
 /// The slot of `m` in the current memo and what is known of it.
-fn lookup(m: &Value) -> Option<(usize, Facts)> {
+fn lookup(m: &Value) -> Option<(usize, Known)> {
     let addr = m as *const Value as usize;
     MEMO.with(|memo| {
         let memo = memo.borrow();
@@ -88,18 +109,86 @@ fn lookup(m: &Value) -> Option<(usize, Facts)> {
             return None;
         }
         let i = (addr - x.start) / size;
-        Some((i, x.facts[i]))
+        Some((i, x.facts[i].known))
     })
 }
 
-fn store(i: usize, update: impl FnOnce(&mut Facts)) {
+fn store(i: usize, update: impl FnOnce(&mut Known)) {
     MEMO.with(|memo| {
         if let Some(x) = memo.borrow_mut().as_mut() {
             if let Some(f) = x.facts.get_mut(i) {
-                update(f);
+                update(&mut f.known);
             }
         }
     });
+}
+
+/// A value derived from `m` for `variant` (for example the cleaner's copy of it under one set
+/// of options): from the memo when it was derived for the same variant, else `compute`d and
+/// remembered in place of any other variant.
+pub fn derived<T: Any>(m: &Value, variant: u8, compute: impl FnOnce(&Value) -> T) -> Rc<T> {
+    let Some((i, _)) = lookup(m) else {
+        return Rc::new(compute(m));
+    };
+    let hit = MEMO.with(|memo| {
+        let memo = memo.borrow();
+        match memo.as_ref()?.facts.get(i)?.derived.as_ref()? {
+            (v, d) if *v == variant => d.clone().downcast::<T>().ok(),
+            _ => None,
+        }
+    });
+    if let Some(d) = hit {
+        return d;
+    }
+    let d = Rc::new(compute(m));
+    let any: Rc<dyn Any> = d.clone();
+    MEMO.with(|memo| {
+        if let Some(f) = memo.borrow_mut().as_mut().and_then(|x| x.facts.get_mut(i)) {
+            f.derived = Some((variant, any));
+            // The replacement recorded was most likely derived from the previous value.
+            f.replacement = None;
+        }
+    });
+    d
+}
+
+/// Runs `f` on the record of `replacement` of `m`: the slot of `m` is taken by the first
+/// replacement asked about; `None` for any other (and for messages outside the slice).
+fn with_replacement<R>(m: &Value, replacement: &Rc<Value>, f: impl FnOnce(&mut Replacement) -> R) -> Option<R> {
+    let (i, _) = lookup(m)?;
+    MEMO.with(|memo| {
+        let mut memo = memo.borrow_mut();
+        let slot = &mut memo.as_mut()?.facts.get_mut(i)?.replacement;
+        let r = slot.get_or_insert_with(|| Replacement {
+            value: replacement.clone(),
+            checked: false,
+            tokens: UNKNOWN_TOKENS,
+        });
+        Rc::ptr_eq(&r.value, replacement).then(|| f(r))
+    })
+}
+
+/// Whether `replacement` of `m` was recorded by [`set_checked`].
+pub fn checked(m: &Value, replacement: &Rc<Value>) -> bool {
+    with_replacement(m, replacement, |r| r.checked).unwrap_or(false)
+}
+
+/// Records that `replacement` of `m` passed a check that depends only on the two.
+pub fn set_checked(m: &Value, replacement: &Rc<Value>) {
+    with_replacement(m, replacement, |r| r.checked = true);
+}
+
+/// The token estimate of `replacement` of `m`, from the memo or `compute`.
+pub fn replacement_tokens(m: &Value, replacement: &Rc<Value>, compute: impl FnOnce(&Value) -> usize) -> usize {
+    match with_replacement(m, replacement, |r| r.tokens) {
+        Some(n) if n != UNKNOWN_TOKENS => n as usize,
+        Some(_) => {
+            let n = compute(replacement);
+            with_replacement(m, replacement, |r| r.tokens = n.min(UNKNOWN_TOKENS as usize - 1) as u32);
+            n
+        }
+        None => compute(replacement),
+    }
 }
 
 /// The token estimate of `m`, from the memo or `compute`.
@@ -131,7 +220,7 @@ pub fn kind(m: &Value, compute: impl FnOnce(&Value) -> u8) -> u8 {
 /// Whether `m` issues tool calls, from the memo or `compute`.
 pub fn has_calls(m: &Value, compute: impl FnOnce(&Value) -> bool) -> bool {
     match lookup(m) {
-        Some((_, Facts { calls: Some(c), .. })) => c,
+        Some((_, Known { calls: Some(c), .. })) => c,
         Some((i, _)) => {
             let c = compute(m);
             store(i, |f| f.calls = Some(c));
@@ -144,7 +233,7 @@ pub fn has_calls(m: &Value, compute: impl FnOnce(&Value) -> bool) -> bool {
 /// The content key of `m`, from the memo or `compute`.
 pub fn key(m: &Value, compute: impl FnOnce(&Value) -> u64) -> u64 {
     match lookup(m) {
-        Some((_, Facts { key: Some(k), .. })) => k,
+        Some((_, Known { key: Some(k), .. })) => k,
         Some((i, _)) => {
             let k = compute(m);
             store(i, |f| f.key = Some(k));
@@ -189,6 +278,52 @@ mod tests {
     }
 
     #[test]
+    fn a_derived_value_is_kept_per_variant() {
+        let ms = vec![json!({"a": 1})];
+        let mut cache = Vec::new();
+        let calls = Cell::new(0);
+        let derive = |m: &Value| {
+            calls.set(calls.get() + 1);
+            m.to_string()
+        };
+        with(&ms, &mut cache, || {
+            let a = derived(&ms[0], 1, derive);
+            let b = derived(&ms[0], 1, derive);
+            assert!(Rc::ptr_eq(&a, &b));
+            assert_eq!(calls.get(), 1);
+            // Another variant replaces it.
+            derived(&ms[0], 2, derive);
+            derived(&ms[0], 1, derive);
+            assert_eq!(calls.get(), 3);
+        });
+        // Kept for the next request over the same messages.
+        with(&ms, &mut cache, || derived(&ms[0], 1, derive));
+        assert_eq!(calls.get(), 3);
+    }
+
+    #[test]
+    fn a_check_is_remembered_for_the_same_replacement_only() {
+        let ms = vec![json!({"a": 1})];
+        let mut cache = Vec::new();
+        let r = Rc::new(json!({"a": 2}));
+        let same_text = Rc::new(json!({"a": 2}));
+        with(&ms, &mut cache, || {
+            assert!(!checked(&ms[0], &r));
+            set_checked(&ms[0], &r);
+            assert!(checked(&ms[0], &r));
+            assert!(!checked(&ms[0], &same_text));
+            assert_eq!(replacement_tokens(&ms[0], &r, |_| 5), 5);
+            assert_eq!(replacement_tokens(&ms[0], &r, |_| 6), 5);
+            assert_eq!(replacement_tokens(&ms[0], &same_text, |_| 6), 6);
+        });
+        with(&ms, &mut cache, || assert!(checked(&ms[0], &r)));
+        // Not for messages outside the planned slice.
+        let other = json!({"a": 1});
+        set_checked(&other, &r);
+        assert!(!checked(&other, &r));
+    }
+
+    #[test]
     fn kinds_and_keys_are_remembered_separately() {
         let ms = vec![json!({"a": 1})];
         let mut cache = Vec::new();
@@ -198,7 +333,7 @@ mod tests {
             assert_eq!(key(&ms[0], |_| 11), 11);
             assert_eq!(key(&ms[0], |_| 12), 11);
         });
-        assert_eq!(cache[0].tokens, UNKNOWN_TOKENS);
+        assert_eq!(cache[0].known.tokens, UNKNOWN_TOKENS);
         // Outside `with` nothing is remembered.
         assert_eq!(kind(&ms[0], |_| 5), 5);
     }

@@ -206,7 +206,7 @@ impl Session {
     pub fn topics(&mut self) -> (Vec<Topic>, Vec<usize>) {
         self.feed();
         if self.topics_cache.is_none() {
-            let (topics, of) = (self.segmenter.topics(), self.segmenter.topic_of_turns());
+            let (topics, of) = self.segmenter.topics_and_turns();
             self.topics_cache = Some(merge_boundaries(topics, of, &self.index, &self.merged));
         }
         self.topics_cache.clone().unwrap_or_default()
@@ -223,7 +223,7 @@ impl Session {
             ..coarse
         };
         self.segmenter.set_config(fine);
-        let (fine_topics, fine_of) = (self.segmenter.topics(), self.segmenter.topic_of_turns());
+        let (fine_topics, fine_of) = self.segmenter.topics_and_turns();
         self.segmenter.set_config(coarse);
         fine_of
             .iter()

@@ -48,6 +48,18 @@ impl Step {
     }
 }
 
+impl Step {
+    /// The token estimate of the message this step stands for.
+    pub fn tokens(&self, input: &[Value]) -> usize {
+        match (&self.message, self.source) {
+            (Some(m), Some(i)) if i < input.len() => {
+                crate::memo::replacement_tokens(&input[i], m, crate::tokens::message)
+            }
+            _ => crate::tokens::message(self.resolve(input)),
+        }
+    }
+}
+
 /// Materializes a plan into messages (used by the gate, tests and native callers).
 pub fn apply(steps: &[Step], input: &[Value]) -> Vec<Value> {
     steps.iter().map(|s| s.resolve(input).clone()).collect()

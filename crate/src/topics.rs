@@ -285,22 +285,25 @@ impl Segmenter {
 
     /// The segmentation of all turns pushed so far, labelled.
     pub fn topics(&self) -> Vec<Topic> {
-        let weights = self.weigh();
-        let sims = self.similarities(&weights);
-        let segments = self.segments(&sims);
-        self.label(&weights, &segments)
+        self.topics_and_turns().0
     }
 
     /// The topic id of every turn (the same segmentation as [`Segmenter::topics`], without
     /// the labels).
     pub fn topic_of_turns(&self) -> Vec<usize> {
+        self.topics_and_turns().1
+    }
+
+    /// [`Segmenter::topics`] and [`Segmenter::topic_of_turns`] from one segmentation.
+    pub fn topics_and_turns(&self) -> (Vec<Topic>, Vec<usize>) {
         let weights = self.weigh();
         let sims = self.similarities(&weights);
-        let mut out = Vec::with_capacity(self.len());
-        for (id, &(first, last)) in self.segments(&sims).iter().enumerate() {
-            out.resize(out.len() + (last + 1 - first), id);
+        let segments = self.segments(&sims);
+        let mut of = Vec::with_capacity(self.len());
+        for (id, &(first, last)) in segments.iter().enumerate() {
+            of.resize(of.len() + (last + 1 - first), id);
         }
-        out
+        (self.label(&weights, &segments), of)
     }
 
     /// Similarity at every turn: entry `i` is the cosine between the window ending at turn
