@@ -511,7 +511,7 @@ fn render(
 fn normalize_content(messages: &[Value], steps: &mut [Step]) {
     for s in steps.iter_mut() {
         let m = s.resolve(messages);
-        if let Some(Value::String(text)) = m.get("content") {
+        if let Some(Value::String(text)) = message::field(m, "content") {
             if matches!(message::kind(m), Kind::User | Kind::Assistant | Kind::ToolResult) {
                 let mut out = m.clone();
                 out["content"] = json!([{"type": "text", "text": text}]);

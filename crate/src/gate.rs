@@ -247,7 +247,9 @@ fn relational(input: &[Value], s: &Step, live_from: Option<usize>) -> Result<(),
         }
     }
     // Rule 14: array content stays an array.
-    if src.get("content").is_some_and(Value::is_array) && !out.get("content").is_some_and(Value::is_array) {
+    if message::field(src, "content").is_some_and(Value::is_array)
+        && !message::field(out, "content").is_some_and(Value::is_array)
+    {
         return refuse(14, format!("message {i}: content array turned into another type"));
     }
     // Rules 6 and 15: every field not deliberately edited is passed through unchanged.

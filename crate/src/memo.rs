@@ -8,6 +8,7 @@
 //! value derived from each (the cleaner's copy, see [`derived`]); other derived messages
 //! (stubs, summaries) are computed every time.
 
+use crate::pairing::{Pairer, Pairing};
 use serde_json::Value;
 use std::any::Any;
 use std::cell::RefCell;
@@ -55,10 +56,27 @@ impl Default for Known {
     }
 }
 
+/// What is remembered of a history: per message, and its pairing (extended as it grows).
+#[derive(Debug, Clone, Default)]
+pub struct Cache {
+    facts: Vec<Facts>,
+    pairer: Option<Pairer>,
+}
+
+impl Cache {
+    /// Forgets everything about messages from `len` on (the history was cut there).
+    pub fn truncate(&mut self, len: usize) {
+        self.facts.truncate(len);
+        if self.pairer.as_ref().is_some_and(|p| p.len() > len) {
+            self.pairer = None;
+        }
+    }
+}
+
 struct Memo {
     start: usize,
     len: usize,
-    facts: Vec<Facts>,
+    cache: Cache,
 }
 
 thread_local! {
@@ -69,27 +87,30 @@ thread_local! {
 /// learnt to the caller's cache.
 struct Guard<'a> {
     prev: Option<Memo>,
-    out: &'a mut Vec<Facts>,
+    out: &'a mut Cache,
 }
 
 impl Drop for Guard<'_> {
     fn drop(&mut self) {
         let prev = self.prev.take();
         if let Some(memo) = MEMO.with(|m| m.replace(prev)) {
-            *self.out = memo.facts;
+            *self.out = memo.cache;
         }
     }
 }
 
 /// Runs `f` with the facts of `messages` computed at most once each, starting from `cache`
-/// (`cache[i]` describes `messages[i]`; an empty or shorter cache is extended), which holds
-/// everything learnt afterwards.
-pub fn with<R>(messages: &[Value], cache: &mut Vec<Facts>, f: impl FnOnce() -> R) -> R {
-    cache.resize(messages.len(), Facts::default());
+/// (what an earlier request learnt of the messages `messages` starts with; see
+/// [`Cache::truncate`]), which holds everything learnt afterwards.
+pub fn with<R>(messages: &[Value], cache: &mut Cache, f: impl FnOnce() -> R) -> R {
+    cache.facts.resize(messages.len(), Facts::default());
+    if cache.pairer.as_ref().is_some_and(|p| p.len() > messages.len()) {
+        cache.pairer = None;
+    }
     let memo = Memo {
         start: messages.as_ptr() as usize,
         len: messages.len(),
-        facts: std::mem::take(cache),
+        cache: std::mem::take(cache),
     };
     let _guard = Guard {
         prev: MEMO.with(|m| m.replace(Some(memo))),
@@ -109,14 +130,14 @@ fn lookup(m: &Value) -> Option<(usize, Known)> {
             return None;
         }
         let i = (addr - x.start) / size;
-        Some((i, x.facts[i].known))
+        Some((i, x.cache.facts[i].known))
     })
 }
 
 fn store(i: usize, update: impl FnOnce(&mut Known)) {
     MEMO.with(|memo| {
         if let Some(x) = memo.borrow_mut().as_mut() {
-            if let Some(f) = x.facts.get_mut(i) {
+            if let Some(f) = x.cache.facts.get_mut(i) {
                 update(&mut f.known);
             }
         }
@@ -132,7 +153,7 @@ pub fn derived<T: Any>(m: &Value, variant: u8, compute: impl FnOnce(&Value) -> T
     };
     let hit = MEMO.with(|memo| {
         let memo = memo.borrow();
-        match memo.as_ref()?.facts.get(i)?.derived.as_ref()? {
+        match memo.as_ref()?.cache.facts.get(i)?.derived.as_ref()? {
             (v, d) if *v == variant => d.clone().downcast::<T>().ok(),
             _ => None,
         }
@@ -143,7 +164,7 @@ pub fn derived<T: Any>(m: &Value, variant: u8, compute: impl FnOnce(&Value) -> T
     let d = Rc::new(compute(m));
     let any: Rc<dyn Any> = d.clone();
     MEMO.with(|memo| {
-        if let Some(f) = memo.borrow_mut().as_mut().and_then(|x| x.facts.get_mut(i)) {
+        if let Some(f) = memo.borrow_mut().as_mut().and_then(|x| x.cache.facts.get_mut(i)) {
             f.derived = Some((variant, any));
             // The replacement recorded was most likely derived from the previous value.
             f.replacement = None;
@@ -158,7 +179,7 @@ fn with_replacement<R>(m: &Value, replacement: &Rc<Value>, f: impl FnOnce(&mut R
     let (i, _) = lookup(m)?;
     MEMO.with(|memo| {
         let mut memo = memo.borrow_mut();
-        let slot = &mut memo.as_mut()?.facts.get_mut(i)?.replacement;
+        let slot = &mut memo.as_mut()?.cache.facts.get_mut(i)?.replacement;
         let r = slot.get_or_insert_with(|| Replacement {
             value: replacement.clone(),
             checked: false,
@@ -189,6 +210,28 @@ pub fn replacement_tokens(m: &Value, replacement: &Rc<Value>, compute: impl FnOn
         }
         None => compute(replacement),
     }
+}
+
+/// The pairing of `messages` when they are the whole history being planned: extended from
+/// the pairing of the part an earlier request had; `None` for any other slice.
+pub fn pairing(messages: &[Value]) -> Option<Rc<Pairing>> {
+    let whole = |x: &Memo| x.start == messages.as_ptr() as usize && x.len == messages.len();
+    // Taken out while extending it: pairing asks the memo about each message.
+    let mut pairer = MEMO.with(|memo| {
+        let mut memo = memo.borrow_mut();
+        let x = memo.as_mut().filter(|x| whole(x))?;
+        Some(x.cache.pairer.take().unwrap_or_default())
+    })?;
+    for m in &messages[pairer.len()..] {
+        pairer.push(m);
+    }
+    let pairing = pairer.pairing();
+    MEMO.with(|memo| {
+        if let Some(x) = memo.borrow_mut().as_mut().filter(|x| whole(x)) {
+            x.cache.pairer = Some(pairer);
+        }
+    });
+    Some(pairing)
 }
 
 /// The token estimate of `m`, from the memo or `compute`.
@@ -257,7 +300,7 @@ mod tests {
             calls.set(calls.get() + 1);
             7
         };
-        let mut cache = Vec::new();
+        let mut cache = Cache::default();
         with(&ms, &mut cache, || {
             assert_eq!(tokens(&ms[0], count), 7);
             assert_eq!(tokens(&ms[0], count), 7);
@@ -280,7 +323,7 @@ mod tests {
     #[test]
     fn a_derived_value_is_kept_per_variant() {
         let ms = vec![json!({"a": 1})];
-        let mut cache = Vec::new();
+        let mut cache = Cache::default();
         let calls = Cell::new(0);
         let derive = |m: &Value| {
             calls.set(calls.get() + 1);
@@ -304,7 +347,7 @@ mod tests {
     #[test]
     fn a_check_is_remembered_for_the_same_replacement_only() {
         let ms = vec![json!({"a": 1})];
-        let mut cache = Vec::new();
+        let mut cache = Cache::default();
         let r = Rc::new(json!({"a": 2}));
         let same_text = Rc::new(json!({"a": 2}));
         with(&ms, &mut cache, || {
@@ -326,14 +369,14 @@ mod tests {
     #[test]
     fn kinds_and_keys_are_remembered_separately() {
         let ms = vec![json!({"a": 1})];
-        let mut cache = Vec::new();
+        let mut cache = Cache::default();
         with(&ms, &mut cache, || {
             assert_eq!(kind(&ms[0], |_| 3), 3);
             assert_eq!(kind(&ms[0], |_| 9), 3);
             assert_eq!(key(&ms[0], |_| 11), 11);
             assert_eq!(key(&ms[0], |_| 12), 11);
         });
-        assert_eq!(cache[0].known.tokens, UNKNOWN_TOKENS);
+        assert_eq!(cache.facts[0].known.tokens, UNKNOWN_TOKENS);
         // Outside `with` nothing is remembered.
         assert_eq!(kind(&ms[0], |_| 5), 5);
     }

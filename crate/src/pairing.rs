@@ -7,6 +7,7 @@
 
 use crate::message;
 use serde_json::Value;
+use std::rc::Rc;
 
 /// A (message index, slot) address: the slot is the call's position among the message's
 /// tool calls, or the result's position among the message's results.
@@ -21,37 +22,71 @@ pub struct Pairing {
     pub call_of: Vec<Vec<Option<Slot>>>,
 }
 
+/// A pairing built one message at a time: a live session extends the pairing of its history
+/// with the messages appended since the previous request.
+#[derive(Debug, Clone, Default)]
+pub struct Pairer {
+    pairing: Rc<Pairing>,
+    /// Calls not answered yet, oldest first, with their ids.
+    open: Vec<(Slot, String)>,
+}
+
+impl Pairer {
+    /// Messages paired so far.
+    pub fn len(&self) -> usize {
+        self.pairing.answer_of.len()
+    }
+
+    /// True before the first message.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Pairs the next message: its results answer the nearest preceding unanswered calls of
+    /// the same ids.
+    pub fn push(&mut self, msg: &Value) {
+        let p = Rc::make_mut(&mut self.pairing);
+        let i = p.answer_of.len();
+        let calls = message::tool_calls(msg);
+        p.answer_of.push(vec![None; calls.len()]);
+        for (s, c) in calls.into_iter().enumerate() {
+            self.open.push(((i, s), c.id));
+        }
+        // Any message may answer calls: tool-result messages, and Anthropic user messages
+        // that carry `tool_result` blocks next to new text.
+        let ids = message::result_ids(msg);
+        let mut mine = vec![None; ids.len()];
+        for (r, id) in ids.iter().enumerate() {
+            if let Some(pos) = self.open.iter().rposition(|(_, cid)| cid == id) {
+                let (call, _) = self.open.remove(pos);
+                p.answer_of[call.0][call.1] = Some((i, r));
+                mine[r] = Some(call);
+            }
+        }
+        p.call_of.push(mine);
+    }
+
+    /// The pairing of the messages pushed so far.
+    pub fn pairing(&self) -> Rc<Pairing> {
+        self.pairing.clone()
+    }
+}
+
 impl Pairing {
-    /// Pairs every result with the nearest preceding unanswered call of the same id.
-    pub fn of(messages: &[Value]) -> Pairing {
-        Pairing::of_refs(messages.iter())
+    /// Pairs every result with the nearest preceding unanswered call of the same id. The
+    /// history of a live session is paired incrementally (see [`crate::memo::pairing`]).
+    pub fn of(messages: &[Value]) -> Rc<Pairing> {
+        crate::memo::pairing(messages).unwrap_or_else(|| Rc::new(Pairing::of_refs(messages.iter())))
     }
 
     /// As [`Pairing::of`], over references (a plan's output, without copying it).
-    pub fn of_refs<'a>(messages: impl ExactSizeIterator<Item = &'a Value>) -> Pairing {
-        let mut answer_of: Vec<Vec<Option<Slot>>> = Vec::with_capacity(messages.len());
-        let mut call_of: Vec<Vec<Option<Slot>>> = Vec::with_capacity(messages.len());
-        let mut open: Vec<(Slot, String)> = Vec::new();
-        for (i, msg) in messages.enumerate() {
-            let calls = message::tool_calls(msg);
-            answer_of.push(vec![None; calls.len()]);
-            for (s, c) in calls.into_iter().enumerate() {
-                open.push(((i, s), c.id));
-            }
-            // Any message may answer calls: tool-result messages, and Anthropic user messages
-            // that carry `tool_result` blocks next to new text.
-            let ids = message::result_ids(msg);
-            let mut mine = vec![None; ids.len()];
-            for (r, id) in ids.iter().enumerate() {
-                if let Some(pos) = open.iter().rposition(|(_, cid)| cid == id) {
-                    let (call, _) = open.remove(pos);
-                    answer_of[call.0][call.1] = Some((i, r));
-                    mine[r] = Some(call);
-                }
-            }
-            call_of.push(mine);
+    pub fn of_refs<'a>(messages: impl Iterator<Item = &'a Value>) -> Pairing {
+        let mut p = Pairer::default();
+        for m in messages {
+            p.push(m);
         }
-        Pairing { answer_of, call_of }
+        drop(p.open);
+        Rc::try_unwrap(p.pairing).unwrap_or_else(|rc| (*rc).clone())
     }
 
     /// The assistant message index whose call result `i` answers (first paired slot).

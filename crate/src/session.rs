@@ -43,8 +43,8 @@ pub struct Session {
     pins: Pins,
     /// The history of the last delta request (the next one may start with it).
     history: Vec<Value>,
-    /// What is known of each message of `history`.
-    facts: Vec<crate::memo::Facts>,
+    /// What is known of the messages of `history`.
+    facts: crate::memo::Cache,
 }
 
 /// What an index update did.
@@ -115,7 +115,7 @@ impl Session {
             merged: HashSet::new(),
             pins: Pins::default(),
             history: Vec::new(),
-            facts: Vec::new(),
+            facts: crate::memo::Cache::default(),
         }
     }
 
@@ -269,7 +269,7 @@ impl Session {
 
     /// Plans the request. Fold decisions made for the budget are remembered (sticky).
     pub fn assemble(&mut self, req: &AssembleRequest) -> AssembleResult {
-        crate::memo::with(&req.messages, &mut Vec::new(), || {
+        crate::memo::with(&req.messages, &mut crate::memo::Cache::default(), || {
             self.plan(&req.messages, req.prompt.as_deref(), req.budget)
         })
     }
