@@ -59,6 +59,7 @@ fn main() {
         append: history.clone(),
         prompt: v["prompt"].as_str().map(String::from),
         budget,
+        reuse: true,
     };
     std::hint::black_box(session.assemble_delta(first).expect("first request"));
     let mut kept = history.len();
@@ -73,6 +74,7 @@ fn main() {
             append: prev["messages"].as_array().cloned().unwrap_or_default(),
             prompt: next["prompt"].as_str().map(String::from),
             budget,
+            reuse: true,
         };
         kept += req.append.len();
         std::hint::black_box(session.assemble_delta(req).expect("turn request"));

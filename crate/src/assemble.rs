@@ -30,6 +30,7 @@ use crate::turns::{self, TurnSpan};
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 /// What happened to a turn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -511,16 +512,30 @@ fn render(
 fn normalize_content(messages: &[Value], steps: &mut [Step]) {
     for s in steps.iter_mut() {
         let m = s.resolve(messages);
-        if let Some(Value::String(text)) = message::field(m, "content") {
-            if matches!(message::kind(m), Kind::User | Kind::Assistant | Kind::ToolResult) {
-                let mut out = m.clone();
-                out["content"] = json!([{"type": "text", "text": text}]);
-                *s = Step {
-                    source: s.source,
-                    message: Some(out.into()),
-                };
-            }
+        let Some(Value::String(text)) = message::field(m, "content") else {
+            continue;
+        };
+        if !matches!(message::kind(m), Kind::User | Kind::Assistant | Kind::ToolResult) {
+            continue;
         }
+        let with_parts = |m: &Value| {
+            let mut out = m.clone();
+            out["content"] = json!([{"type": "text", "text": text}]);
+            out
+        };
+        // An input message's copy is made once in a live session (and can be reused).
+        let out = match (&s.message, s.source) {
+            (None, Some(i)) => {
+                let d = crate::memo::derived(&messages[i], crate::memo::NORMALIZED, 0, |m| Rc::new(with_parts(m)));
+                (*d).clone()
+            }
+            _ => Rc::new(with_parts(m)),
+        };
+        *s = Step {
+            source: s.source,
+            message: Some(out),
+            reuse: None,
+        };
     }
 }
 

@@ -325,6 +325,7 @@ impl Pass {
                 Some(m) => Step {
                     source: Some(e.source),
                     message: Some(m),
+                    reuse: None,
                 },
                 None => Step::keep(e.source),
             })
@@ -399,7 +400,7 @@ fn clean_assistant(
     // The copy depends only on the message and these three switches: a live session's
     // earlier messages are stripped once, not on every request.
     let variant = u8::from(cfg.clean_thinking) | u8::from(cfg.clear_reasoning_content) << 1 | u8::from(drop_calls) << 2;
-    let s = crate::memo::derived(msg, variant, |m| strip(m, cfg, drop_calls));
+    let s = crate::memo::derived(msg, crate::memo::CLEANED, variant, |m| strip(m, cfg, drop_calls));
     stats.cleaned_think += s.think;
     stats.cleaned_rc += s.rc;
     let Some(out) = &s.out else {

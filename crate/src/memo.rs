@@ -17,12 +17,19 @@ use std::rc::Rc;
 const UNKNOWN_TOKENS: u32 = u32::MAX;
 const UNKNOWN_KIND: u8 = u8::MAX;
 
+/// Kinds of values [`derived`] from a message.
+const FAMILIES: usize = 2;
+/// The cleaner's copy.
+pub const CLEANED: usize = 0;
+/// The copy with its string content as an array of parts.
+pub const NORMALIZED: usize = 1;
+
 /// The remembered facts of one message.
 #[derive(Debug, Clone, Default)]
 pub struct Facts {
     known: Known,
-    /// One value derived from the message, with the variant it was derived for.
-    derived: Option<(u8, Rc<dyn Any>)>,
+    /// Values derived from the message, one per family, with the variant each was derived for.
+    derived: [Option<(u8, Rc<dyn Any>)>; FAMILIES],
     /// The first replacement of the message asked about (normally the cleaner's copy): held,
     /// so that no other value can take its address, with what is known of it.
     replacement: Option<Replacement>,
@@ -33,6 +40,8 @@ struct Replacement {
     value: Rc<Value>,
     /// It passed the validity gate's comparison with the message.
     checked: bool,
+    /// It was sent to a caller that keeps replacements.
+    sent: bool,
     tokens: u32,
 }
 
@@ -144,16 +153,16 @@ fn store(i: usize, update: impl FnOnce(&mut Known)) {
     });
 }
 
-/// A value derived from `m` for `variant` (for example the cleaner's copy of it under one set
-/// of options): from the memo when it was derived for the same variant, else `compute`d and
-/// remembered in place of any other variant.
-pub fn derived<T: Any>(m: &Value, variant: u8, compute: impl FnOnce(&Value) -> T) -> Rc<T> {
+/// A value of `family` derived from `m` for `variant` (for example the cleaner's copy of it
+/// under one set of options): from the memo when it was derived for the same variant, else
+/// `compute`d and remembered in place of any other variant of the family.
+pub fn derived<T: Any>(m: &Value, family: usize, variant: u8, compute: impl FnOnce(&Value) -> T) -> Rc<T> {
     let Some((i, _)) = lookup(m) else {
         return Rc::new(compute(m));
     };
     let hit = MEMO.with(|memo| {
         let memo = memo.borrow();
-        match memo.as_ref()?.cache.facts.get(i)?.derived.as_ref()? {
+        match memo.as_ref()?.cache.facts.get(i)?.derived.get(family)?.as_ref()? {
             (v, d) if *v == variant => d.clone().downcast::<T>().ok(),
             _ => None,
         }
@@ -165,7 +174,9 @@ pub fn derived<T: Any>(m: &Value, variant: u8, compute: impl FnOnce(&Value) -> T
     let any: Rc<dyn Any> = d.clone();
     MEMO.with(|memo| {
         if let Some(f) = memo.borrow_mut().as_mut().and_then(|x| x.cache.facts.get_mut(i)) {
-            f.derived = Some((variant, any));
+            if let Some(slot) = f.derived.get_mut(family) {
+                *slot = Some((variant, any));
+            }
             // The replacement recorded was most likely derived from the previous value.
             f.replacement = None;
         }
@@ -183,6 +194,7 @@ fn with_replacement<R>(m: &Value, replacement: &Rc<Value>, f: impl FnOnce(&mut R
         let r = slot.get_or_insert_with(|| Replacement {
             value: replacement.clone(),
             checked: false,
+            sent: false,
             tokens: UNKNOWN_TOKENS,
         });
         Rc::ptr_eq(&r.value, replacement).then(|| f(r))
@@ -197,6 +209,12 @@ pub fn checked(m: &Value, replacement: &Rc<Value>) -> bool {
 /// Records that `replacement` of `m` passed a check that depends only on the two.
 pub fn set_checked(m: &Value, replacement: &Rc<Value>) {
     with_replacement(m, replacement, |r| r.checked = true);
+}
+
+/// For the replacement of `m` the memo holds: whether it was sent before (and it is recorded
+/// as sent now); `None` for any other replacement.
+pub fn mark_sent(m: &Value, replacement: &Rc<Value>) -> Option<bool> {
+    with_replacement(m, replacement, |r| std::mem::replace(&mut r.sent, true))
 }
 
 /// The token estimate of `replacement` of `m`, from the memo or `compute`.
@@ -330,18 +348,22 @@ mod tests {
             m.to_string()
         };
         with(&ms, &mut cache, || {
-            let a = derived(&ms[0], 1, derive);
-            let b = derived(&ms[0], 1, derive);
+            let a = derived(&ms[0], CLEANED, 1, derive);
+            let b = derived(&ms[0], CLEANED, 1, derive);
             assert!(Rc::ptr_eq(&a, &b));
             assert_eq!(calls.get(), 1);
             // Another variant replaces it.
-            derived(&ms[0], 2, derive);
-            derived(&ms[0], 1, derive);
+            derived(&ms[0], CLEANED, 2, derive);
+            derived(&ms[0], CLEANED, 1, derive);
             assert_eq!(calls.get(), 3);
+            // Another family does not.
+            derived(&ms[0], NORMALIZED, 1, derive);
+            derived(&ms[0], CLEANED, 1, derive);
+            assert_eq!(calls.get(), 4);
         });
         // Kept for the next request over the same messages.
-        with(&ms, &mut cache, || derived(&ms[0], 1, derive));
-        assert_eq!(calls.get(), 3);
+        with(&ms, &mut cache, || derived(&ms[0], CLEANED, 1, derive));
+        assert_eq!(calls.get(), 4);
     }
 
     #[test]

@@ -84,6 +84,11 @@ pub struct DeltaRequest {
     pub prompt: Option<String>,
     #[serde(default)]
     pub budget: Option<usize>,
+    /// The caller keeps the replacement messages of earlier responses: a step whose
+    /// replacement was sent before says `"reuse": true` instead of carrying it again, and a
+    /// replacement sent for the first time says `"reuse": false` (keep it).
+    #[serde(default)]
+    pub reuse: bool,
 }
 
 /// An assemble result.
@@ -291,7 +296,13 @@ impl Session {
         facts.truncate(req.keep);
         history.extend(req.append);
         let r = crate::memo::with(&history, &mut facts, || {
-            self.plan(&history, req.prompt.as_deref(), req.budget)
+            let mut r = self.plan(&history, req.prompt.as_deref(), req.budget);
+            if req.reuse {
+                for s in &mut r.steps {
+                    s.mark_reuse(&history);
+                }
+            }
+            r
         });
         self.history = history;
         self.facts = facts;
@@ -592,6 +603,7 @@ mod tests {
                     append: append.to_vec(),
                     prompt: Some("next".into()),
                     budget: Some(50_000),
+                    reuse: false,
                 })
                 .unwrap();
             serde_json::to_value(&r.steps).unwrap()
@@ -608,9 +620,51 @@ mod tests {
                 append: vec![],
                 prompt: None,
                 budget: None,
+                reuse: false,
             })
             .unwrap_err();
         assert!(err.to_string().contains("keep 5 is more than the 4 messages"), "{err}");
         assert_eq!(s.history_len(), 4, "a refused request leaves the kept history alone");
+    }
+
+    #[test]
+    fn replacements_are_sent_once_to_a_caller_that_keeps_them() {
+        let all = history(6);
+        assert_eq!(all.len(), 12);
+        let mut s = Session::new(Config::default());
+        let mut ask = |keep: usize, append: &[Value]| {
+            s.assemble_delta(DeltaRequest {
+                keep,
+                append: append.to_vec(),
+                prompt: Some("next".into()),
+                budget: Some(50_000),
+                reuse: true,
+            })
+            .unwrap()
+            .steps
+        };
+        // Earlier answers lose their thinking and string prompts become parts: each copy is
+        // sent once, then referred to.
+        let first = ask(0, &all[..8]);
+        let sources = |steps: &[Step], reuse: bool| -> Vec<usize> {
+            steps
+                .iter()
+                .filter(|s| s.reuse == Some(reuse))
+                .filter_map(|s| s.source)
+                .collect()
+        };
+        assert_eq!(sources(&first, false), (0..8).collect::<Vec<_>>());
+        assert!(first.iter().all(|s| s.message.is_some()));
+        let second = ask(8, &all[8..]);
+        assert_eq!(sources(&second, true), (0..8).collect::<Vec<_>>());
+        assert!(second
+            .iter()
+            .filter(|s| s.reuse == Some(true))
+            .all(|s| s.message.is_none()));
+        assert_eq!(sources(&second, false), (8..12).collect::<Vec<_>>());
+        // A history cut before them forgets what was sent from there on.
+        let third = ask(4, &all[4..]);
+        assert_eq!(sources(&third, true), vec![0, 1, 2, 3]);
+        assert_eq!(sources(&third, false), (4..12).collect::<Vec<_>>());
     }
 }

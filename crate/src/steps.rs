@@ -19,6 +19,12 @@ pub struct Step {
     /// a plan is rendered more than once while folding, and a copy costs a reference count.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<Rc<Value>>,
+    /// For a live session's caller that keeps replacements (see
+    /// [`crate::session::DeltaRequest::reuse`]): `true` when this step's replacement is the
+    /// one sent before for the same source (and `message` is left out), `false` when it is
+    /// sent for the first time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reuse: Option<bool>,
 }
 
 impl Step {
@@ -27,6 +33,7 @@ impl Step {
         Step {
             source: Some(i),
             message: None,
+            reuse: None,
         }
     }
 
@@ -35,6 +42,7 @@ impl Step {
         Step {
             source: Some(i),
             message: Some(Rc::new(message)),
+            reuse: None,
         }
     }
 
@@ -49,6 +57,23 @@ impl Step {
 }
 
 impl Step {
+    /// Marks a replacement of an input message for a caller that keeps replacements: the
+    /// session's replacement of that message (the first one the planner asked about) is sent
+    /// once, then referred to. The step no longer resolves to its message afterwards: this is
+    /// the last thing done to a plan.
+    pub fn mark_reuse(&mut self, input: &[Value]) {
+        let (Some(i), Some(m)) = (self.source, &self.message) else {
+            return;
+        };
+        let Some(src) = input.get(i) else { return };
+        if let Some(sent) = crate::memo::mark_sent(src, m) {
+            self.reuse = Some(sent);
+            if sent {
+                self.message = None;
+            }
+        }
+    }
+
     /// The token estimate of the message this step stands for.
     pub fn tokens(&self, input: &[Value]) -> usize {
         match (&self.message, self.source) {

@@ -68,21 +68,44 @@ export function wrapGlue(glue) {
       // differs from it. `sent` is a private copy of what the core holds (the host may change
       // its own objects in place).
       let sent = [];
-      let transfer = { kept: 0, sent: 0 };
+      // The replacement of history message i the core sent last (it sends each once, then
+      // refers to it with `reuse: true`). Steps hand these to the caller marked `shared`:
+      // `applySteps` gives the host a copy of them.
+      let replaced = [];
+      let transfer = { kept: 0, sent: 0, reused: 0 };
       const assemble = (req) => {
         const messages = req.messages ?? [];
         const n = Math.min(sent.length, messages.length);
         let keep = 0;
         while (keep < n && sameJson(messages[keep], sent[keep])) keep++;
         const append = messages.slice(keep);
-        let text = `{"keep":${keep},"append":${JSON.stringify(append)}`;
+        let text = `{"keep":${keep},"reuse":true,"append":${JSON.stringify(append)}`;
         if (req.prompt != null) text += `,"prompt":${JSON.stringify(req.prompt)}`;
         if (req.budget != null) text += `,"budget":${JSON.stringify(req.budget)}`;
         const kept = sent.slice(0, keep);
+        // Until this request succeeds the core's history is unknown: the next one starts over.
         sent = [];
+        replaced.length = Math.min(replaced.length, keep);
         const r = j(() => s.assembleDelta(text + "}"));
+        let reused = 0;
+        for (const st of r.steps) {
+          if (st.reuse === undefined) continue;
+          if (st.reuse) {
+            const m = replaced[st.source];
+            if (m === undefined) {
+              replaced = [];
+              throw new Error(`contextfold core referred to a replacement of message ${st.source} it never sent`);
+            }
+            st.message = m;
+            reused++;
+          } else {
+            replaced[st.source] = st.message;
+          }
+          st.shared = true;
+          delete st.reuse;
+        }
         sent = kept.concat(append.map((m) => structuredClone(m)));
-        transfer = { kept: keep, sent: append.length };
+        transfer = { kept: keep, sent: append.length, reused };
         return r;
       };
       return {
@@ -94,7 +117,8 @@ export function wrapGlue(glue) {
         rebuild: (entries) => j(() => s.rebuild(JSON.stringify(entries))),
         append: (entries) => j(() => s.append(JSON.stringify(entries))),
         assemble,
-        /** How the last `assemble` crossed: messages reused from the previous one, and sent. */
+        /** How the last `assemble` crossed: history messages kept from the previous request and
+         * sent, and replacements the core referred to instead of sending them again. */
         lastTransfer: () => transfer,
         topics: () => j(() => s.topics()),
         setSummaries: (m) => call(() => s.setSummaries(JSON.stringify(m))),
@@ -131,13 +155,23 @@ export function wrapGlue(glue) {
 }
 
 /**
- * Builds the output array from a plan, reusing the caller's objects for kept messages
- * (so they stay byte-identical for the provider's prompt cache).
+ * Builds the output array from a plan, reusing the caller's objects for kept messages (so
+ * they stay byte-identical for the provider's prompt cache). Replacements a live session
+ * keeps between requests (`shared`) are copied: the host may change what it is given.
  * @param {object[]} messages
  * @param {Step[]} steps
  */
 export function applySteps(messages, steps) {
-  return steps.map((s) => (s.message !== undefined ? s.message : messages[s.source]));
+  return steps.map((s) => (s.message === undefined ? messages[s.source] : s.shared ? copyJson(s.message) : s.message));
+}
+
+/** A deep copy of a JSON value (objects, arrays, strings, numbers, booleans, null). */
+export function copyJson(v) {
+  if (typeof v !== "object" || v === null) return v;
+  if (Array.isArray(v)) return v.map(copyJson);
+  const out = {};
+  for (const k of Object.keys(v)) out[k] = copyJson(v[k]);
+  return out;
 }
 
 /**

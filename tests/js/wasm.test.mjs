@@ -72,26 +72,37 @@ test("a live session sends only new messages, and still sees every change the ho
     }
   };
   const live = core.newSession({});
+  const transfer = () => {
+    const { kept, sent } = live.lastTransfer();
+    return { kept, sent };
+  };
   const half = messages.slice(0, 20);
   assert.deepEqual(plan(live, half), fresh(half));
   // The history grows: the same objects plus new ones.
   assert.deepEqual(plan(live, messages), fresh(messages));
-  assert.deepEqual(live.lastTransfer(), { kept: 20, sent: messages.length - 20 });
-  assert.deepEqual(plan(live, messages), fresh(messages));
-  assert.deepEqual(live.lastTransfer(), { kept: messages.length, sent: 0 });
+  assert.deepEqual(transfer(), { kept: 20, sent: messages.length - 20 });
+  const again = plan(live, messages);
+  assert.deepEqual(again, fresh(messages));
+  assert.deepEqual(transfer(), { kept: messages.length, sent: 0 });
+  // Replacements (cleaned answers) cross once; the host gets copies it may change freely.
+  assert.ok(live.lastTransfer().reused > 0, `replacements referred to: ${live.lastTransfer().reused}`);
+  const own = again.filter((m) => !messages.includes(m));
+  assert.ok(own.length > 0);
+  for (const m of own) for (const p of m.content) if (p.type === "text") p.cache_control = { type: "ephemeral" };
+  assert.deepEqual(plan(live, messages), fresh(messages), "what the host did to an earlier output does not reach the next one");
   // The host changes an old answer in place: the cleaned copy must show the change.
   const i = messages.findIndex((m, k) => k > 3 && m.role === "assistant" && m.content.some((p) => p.type === "text"));
   messages[i].content.find((p) => p.type === "text").text = "CHANGED-IN-PLACE";
   const out = plan(live, messages);
   assert.ok(JSON.stringify(out).includes("CHANGED-IN-PLACE"), "an in-place edit of an old message reaches the output");
   assert.deepEqual(out, fresh(messages));
-  assert.deepEqual(live.lastTransfer(), { kept: i, sent: messages.length - i });
+  assert.deepEqual(transfer(), { kept: i, sent: messages.length - i });
   // The history is rewritten shorter (e.g. the host compacted it), then grows again.
   const rewritten = [{ role: "user", content: "summary of earlier work" }, ...messages.slice(-9)];
   assert.deepEqual(plan(live, rewritten), fresh(rewritten));
   assert.deepEqual(plan(live, messages), fresh(messages));
   // Fresh objects with the same content are recognised as the same history.
   assert.deepEqual(plan(live, structuredClone(messages)), fresh(messages));
-  assert.deepEqual(live.lastTransfer(), { kept: messages.length, sent: 0 });
+  assert.deepEqual(transfer(), { kept: messages.length, sent: 0 });
   live.free();
 });
