@@ -424,14 +424,14 @@ function speedSection(speed, soak) {
   const out = ["## 6. Speed and size", ""];
   if (speed) {
     out.push(
-      `From \`node bench/speed/run.mjs\` (see [bench/speed/README.md](../bench/speed/README.md)), run by the same command: generated sessions (thinking, tool calls with ~${speed.resultChars}-character results, answers; \`tokenBudget\` ${speed.budget}), Node ${speed.node}, ${speed.cpus} cores. Times in ms, p50 / p95 over the repetitions; **floor** = \`JSON.parse(JSON.stringify(history))\` on the same input in the same run. *assemble* is the engine adapter's \`assemble\` as the host calls it (boundary crossing, core, side caches): **per turn** = one request per new turn with the host's messages as fresh objects, after \`commitTurn\` of the previous turn; *first* = the first request after the session opened; *repeat* = the same history again.`,
+      `From \`node bench/speed/run.mjs\` (see [bench/speed/README.md](../bench/speed/README.md)), run by the same command: generated sessions (thinking, tool calls with ~${speed.resultChars}-character results, answers; \`tokenBudget\` ${speed.budget}), Node ${speed.node}, ${speed.cpus} cores. Times in ms, p50 / p95 over the repetitions; **floor** = \`JSON.parse(JSON.stringify(history))\` on the same input in the same run, timed on each per-turn request's history just before that request. *assemble* is the engine adapter's \`assemble\` as the host calls it (boundary crossing, core, side caches): **per turn** = one request per new turn with the host's messages as fresh objects, after \`commitTurn\` of the previous turn; *first* = the first request after the session opened; *repeat* = the same history again.`,
     );
     out.push("");
-    out.push("| turns | messages | history | floor | assemble per turn | ratio to floor (p50) | first | repeat | native core | index update per turn | commitTurn | full index rebuild |");
+    out.push("| turns | messages | history | floor | assemble per turn | ratio to floor (p50) | first | repeat | native core (first / per turn) | index update per turn | commitTurn | full index rebuild |");
     out.push("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (const r of speed.sizes) {
       out.push(
-        `| ${r.turns.toLocaleString("en")} | ${r.messages.toLocaleString("en")} | ${(r.historyBytes / 1048576).toFixed(1)} MiB | ${ms(r.floor.p50)} / ${ms(r.floor.p95)} | ${ms(r.turn.p50)} / ${ms(r.turn.p95)} | **${r.ratio.turn.toFixed(1)}×** | ${ms(r.first)} | ${ms(r.repeat.p50)} / ${ms(r.repeat.p95)} | ${r.native ? `${ms(r.native.assemble.p50)} (+ parse ${ms(r.native.parse.p50)})` : "–"} | ${ms(r.indexAppendPerTurn.p50)} / ${ms(r.indexAppendPerTurn.p95)} | ${ms(r.commitTurn.p50)} / ${ms(r.commitTurn.p95)} | ${ms(r.rebuild.p50)} |`,
+        `| ${r.turns.toLocaleString("en")} | ${r.messages.toLocaleString("en")} | ${(r.historyBytes / 1048576).toFixed(1)} MiB | ${ms(r.floor.p50)} / ${ms(r.floor.p95)} | ${ms(r.turn.p50)} / ${ms(r.turn.p95)} | **${r.ratio.turn.toFixed(1)}×** | ${ms(r.first)} | ${ms(r.repeat.p50)} / ${ms(r.repeat.p95)} | ${r.native ? `${ms(r.native.assemble.p50)} (+ parse ${ms(r.native.parse.p50)}) / ${r.native.turn ? ms(r.native.turn.p50) : "–"}` : "–"} | ${ms(r.indexAppendPerTurn.p50)} / ${ms(r.indexAppendPerTurn.p95)} | ${ms(r.commitTurn.p50)} / ${ms(r.commitTurn.p95)} | ${ms(r.rebuild.p50)} |`,
       );
     }
     out.push("");
@@ -444,7 +444,7 @@ function speedSection(speed, soak) {
     out.push(`| incremental index update < 1 ms per turn | worst p50 ${ms(idx)} ms | ${idx < 1 ? "yes" : "**no**"} |`);
     out.push(`| wasm ≤ 120 KB gzipped | ${kib(speed.wasm.raw)} raw, **${kib(speed.wasm.gzip)}** gzip -9 | ${gz <= 120 ? "yes" : "**no**"} |`);
     out.push("");
-    out.push(`Peak resident memory of the whole benchmark process: ${speed.peakRssMiB.toFixed(0)} MiB; linear memory of the wasm instance at the end: ${speed.wasmMemoryMiB.toFixed(1)} MiB. *native core* is \`Session::assemble\` of the whole history compiled for the host (\`crate/examples/speed.rs\`, release), without the boundary; the wasm module is built for size (\`opt-level = "z"\`, \`wasm-opt -Oz\`). Causes and what was changed: [bench/speed/README.md](../bench/speed/README.md).`);
+    out.push(`Peak resident memory of the whole benchmark process: ${speed.peakRssMiB.toFixed(0)} MiB; linear memory of the wasm instance at the end: ${speed.wasmMemoryMiB.toFixed(1)} MiB. *native core* is the same core compiled for the host (\`crate/examples/speed.rs\`, release), without the boundary: \`Session::assemble\` of the whole history (first), and per turn the index update plus the delta request of a live session; the wasm module is built for size (\`opt-level = "z"\`, \`wasm-opt -Oz\`). Causes and what was changed: [bench/speed/README.md](../bench/speed/README.md).`);
     out.push("");
   }
   if (soak?.samples?.length) {
