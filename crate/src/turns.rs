@@ -239,15 +239,27 @@ pub fn sorted_order(n: usize, less: &mut dyn FnMut(usize, usize) -> bool) -> Vec
 }
 
 /// Sorts `v` stably by `less` (see [`sorted_order`]).
-pub fn sort_by<T>(v: &mut Vec<T>, mut less: impl FnMut(&T, &T) -> bool) {
+pub fn sort_by<T>(v: &mut [T], mut less: impl FnMut(&T, &T) -> bool) {
     sort_dyn(v, &mut less);
 }
 
 /// [`sort_by`], compiled once per element type rather than once per comparator.
-fn sort_dyn<T>(v: &mut Vec<T>, less: &mut dyn FnMut(&T, &T) -> bool) {
+fn sort_dyn<T>(v: &mut [T], less: &mut dyn FnMut(&T, &T) -> bool) {
     let order = sorted_order(v.len(), &mut |a, b| less(&v[a], &v[b]));
-    let mut slots: Vec<Option<T>> = v.drain(..).map(Some).collect();
-    v.extend(order.into_iter().filter_map(|k| slots[k].take()));
+    // Position i takes the item at order[i]: along each cycle of the permutation, swapping
+    // every position with the next one moves each item once.
+    let mut placed = vec![false; order.len()];
+    for start in 0..order.len() {
+        let mut i = start;
+        while !placed[i] {
+            placed[i] = true;
+            let next = order[i];
+            if next != start {
+                v.swap(i, next);
+            }
+            i = next;
+        }
+    }
 }
 
 #[cfg(test)]
