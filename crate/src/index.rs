@@ -337,7 +337,7 @@ impl Entry {
 }
 
 impl SessionIndex {
-    fn from_value(v: Value) -> Parsed<SessionIndex> {
+    pub(crate) fn from_value(v: Value) -> Parsed<SessionIndex> {
         let mut f = Fields::of(v, "struct SessionIndex")?;
         Ok(SessionIndex {
             version: f.req("version", |v| narrow(unsigned(&v, "u32")?, "u32"))?,

@@ -7,6 +7,7 @@ use crate::assemble::{self, Assembled, Context};
 use crate::config::{Config, Mode};
 use crate::error::Error;
 use crate::index::{Entry, Rewrite, SessionIndex, INDEX_VERSION};
+use crate::read;
 use crate::steps::Step;
 use crate::topics::{Segmenter, Topic, TopicConfig, TurnText};
 use crate::turns;
@@ -72,18 +73,46 @@ pub struct AssembleRequest {
 
 /// An assemble request that reuses the previous request's messages (see
 /// [`Session::assemble_delta`]).
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug)]
 pub struct DeltaRequest {
     /// How many messages of the previous request's history start this one.
     pub keep: usize,
     /// The messages after them.
-    #[serde(default)]
     pub append: Vec<Value>,
-    #[serde(default)]
     pub prompt: Option<String>,
-    #[serde(default)]
     pub budget: Option<usize>,
+}
+
+impl DeltaRequest {
+    /// Reads a request by hand (see [`crate::read`]): `keep` required, `append`, `prompt`
+    /// and `budget` optional, no other key.
+    pub fn from_value(v: Value) -> read::Parsed<DeltaRequest> {
+        let mut keep = None;
+        let mut r = DeltaRequest {
+            keep: 0,
+            append: Vec::new(),
+            prompt: None,
+            budget: None,
+        };
+        read::object(
+            v,
+            "struct DeltaRequest",
+            &["keep", "append", "prompt", "budget"],
+            1,
+            true,
+            &mut |k, v| {
+                match k {
+                    0 => keep = Some(read::usize_of(v)?),
+                    1 => r.append = read::array(v)?,
+                    2 => r.prompt = read::opt(v, read::string)?,
+                    _ => r.budget = read::opt(v, read::usize_of)?,
+                }
+                Ok(())
+            },
+        )?;
+        r.keep = read::required(keep, "keep")?;
+        Ok(r)
+    }
 }
 
 /// An assemble result.
@@ -558,6 +587,49 @@ pub fn synthetic_entries(messages: &[Value]) -> Vec<Entry> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The derived impl `DeltaRequest` had; the hand-written reader must agree with it.
+    #[allow(dead_code)]
+    mod derived {
+        use serde::Deserialize;
+        use serde_json::Value;
+
+        #[derive(Debug, Deserialize)]
+        #[serde(rename_all = "camelCase", deny_unknown_fields)]
+        pub struct DeltaRequest {
+            pub keep: usize,
+            #[serde(default)]
+            pub append: Vec<Value>,
+            #[serde(default)]
+            pub prompt: Option<String>,
+            #[serde(default)]
+            pub budget: Option<usize>,
+        }
+    }
+
+    #[test]
+    fn delta_request_reader_matches_the_derived_one() {
+        let mut cases = 0;
+        for v in [
+            json!({"keep": 3, "append": [{"role": "user", "content": "hi"}], "prompt": "p", "budget": 900}),
+            json!({"append": [], "keep": 0, "prompt": null, "budget": null}),
+            json!({"keep": 1, "bogus": 1}),
+            json!({"prompt": "x"}),
+            json!([2, [], "p", 5]),
+            json!([2]),
+            json!([]),
+            json!([1, [], null, null, 7]),
+        ] {
+            cases += crate::read::testing::agree(
+                &v,
+                DeltaRequest::from_value,
+                |t: &str| serde_json::from_str::<derived::DeltaRequest>(t),
+                |r| format!("{:?}", (r.keep, r.append, r.prompt, r.budget)),
+                |r| format!("{:?}", (r.keep, r.append, r.prompt, r.budget)),
+            );
+        }
+        assert!(cases > 100, "{cases}");
+    }
 
     fn history(turns: usize) -> Vec<Value> {
         (0..turns)
