@@ -12,13 +12,13 @@
 //! turns before the kept entry are marked as compacted (the host no longer sends them).
 //! The index is a serializable value; JS persists it.
 
+use crate::hash::{HashMap, HashSet};
 use crate::message::{self, Kind};
 use crate::read::{boolean, list, narrow, pair, string, u64_of, unsigned, usize_of, Fields, Parsed};
 use crate::turns::{self, TokenBreakdown};
 use serde::de::{Deserialize, Deserializer, Error as _};
 use serde::Serialize;
 use serde_json::Value;
-use std::collections::{HashMap, HashSet};
 
 /// Bumped whenever the serialized shape changes; older files are rebuilt.
 pub const INDEX_VERSION: u32 = 1;
@@ -133,7 +133,7 @@ impl SessionIndex {
     /// and the caller must [`build`](Self::build) from all entries.
     pub fn append(&mut self, entries: &[Entry]) -> Result<usize, Rewrite> {
         let mut tip = self.tip.clone();
-        let mut seen: HashSet<&str> = HashSet::new();
+        let mut seen: HashSet<&str> = HashSet::default();
         for e in entries.iter().filter(|e| e.id.is_some()) {
             let parent = e.parent_id.as_deref();
             if parent != tip.as_deref() {
@@ -264,7 +264,7 @@ fn take_chars(s: &str, n: usize) -> String {
 /// The parent chain from the newest entry with an id, oldest first. Duplicate ids keep the
 /// newest occurrence; a cycle or an unknown parent ends the chain.
 fn active_branch<'a>(entries: &'a [Entry], skipped: &mut usize) -> Vec<&'a Entry> {
-    let mut by_id: HashMap<&str, &Entry> = HashMap::new();
+    let mut by_id: HashMap<&str, &Entry> = HashMap::default();
     for e in entries {
         match e.id.as_deref() {
             Some(id) => {
@@ -279,7 +279,7 @@ fn active_branch<'a>(entries: &'a [Entry], skipped: &mut usize) -> Vec<&'a Entry
         return Vec::new();
     };
     let mut chain = Vec::new();
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     loop {
         let id = cur.id.as_deref().unwrap_or("");
         if !seen.insert(id) {

@@ -20,6 +20,7 @@ pub mod config;
 pub mod error;
 pub mod frontier;
 pub mod gate;
+pub mod hash;
 pub mod hostmeta;
 pub mod index;
 pub mod memo;
@@ -326,7 +327,7 @@ mod tests {
                     r.prompt,
                     r.budget,
                     r.config,
-                    r.summaries,
+                    r.summaries.into_iter().collect::<std::collections::BTreeMap<_, _>>(),
                     r.folded,
                     r.pins
                 )

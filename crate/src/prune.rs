@@ -22,6 +22,7 @@
 use crate::error::Error;
 use crate::frontier;
 use crate::gate;
+use crate::hash::{HashMap, HashSet};
 use crate::message::{self, Kind};
 use crate::pairing::Pairing;
 use crate::read::{self, Parsed};
@@ -33,7 +34,6 @@ use crate::turns;
 use serde::de::{Deserialize, Deserializer, Error as _};
 use serde::Serialize;
 use serde_json::Value;
-use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 /// How to choose what to prune.
@@ -89,8 +89,8 @@ impl PruneRequest {
             protect_recent_turns: 5,
             preserve_system_messages: true,
             pins: Pins::default(),
-            ids_by_key: HashMap::new(),
-            turn_tokens: HashMap::new(),
+            ids_by_key: HashMap::default(),
+            turn_tokens: HashMap::default(),
             exclude: Vec::new(),
         };
         read::object(
@@ -528,8 +528,8 @@ mod tests {
             protect_recent_turns: 2,
             preserve_system_messages: true,
             pins: Pins::default(),
-            ids_by_key: HashMap::new(),
-            turn_tokens: HashMap::new(),
+            ids_by_key: HashMap::default(),
+            turn_tokens: HashMap::default(),
             exclude: Vec::new(),
         }
     }
@@ -698,9 +698,11 @@ mod tests {
         let m = session(5);
         let key = |i: usize| format!("{:016x}", turns::key_of(&m[i]));
         let mut r = req(m.clone(), Strategy::Fifo);
-        r.ids_by_key = HashMap::from([(key(0), "t0".to_string()), (key(4), "t1".to_string())]);
+        r.ids_by_key = [(key(0), "t0".to_string()), (key(4), "t1".to_string())]
+            .into_iter()
+            .collect();
         r.exclude = vec!["t0".into()];
-        r.turn_tokens = HashMap::from([("t1".to_string(), 1000)]);
+        r.turn_tokens = [("t1".to_string(), 1000)].into_iter().collect();
         r.max_turns = Some(1);
         let out = prune(&r).unwrap();
         assert_eq!(out.turn_ids, vec!["t1"]);
@@ -760,8 +762,9 @@ mod tests {
     #[test]
     fn hand_written_reader_matches_the_derived_one() {
         use std::collections::BTreeMap;
-        let sorted = |m: HashMap<String, String>| m.into_iter().collect::<BTreeMap<_, _>>();
-        let sorted_n = |m: HashMap<String, usize>| m.into_iter().collect::<BTreeMap<_, _>>();
+        fn sorted<V, S>(m: std::collections::HashMap<String, V, S>) -> BTreeMap<String, V> {
+            m.into_iter().collect()
+        }
         let mut cases = 0;
         for v in [
             json!({"messages": session(1), "strategy": "importance", "keepMessages": 3, "targetTokens": 10,
@@ -796,7 +799,7 @@ mod tests {
                             r.preserve_system_messages,
                             r.pins,
                             sorted(r.ids_by_key),
-                            sorted_n(r.turn_tokens),
+                            sorted(r.turn_tokens),
                             r.exclude
                         )
                     )
@@ -814,7 +817,7 @@ mod tests {
                             r.preserve_system_messages,
                             r.pins,
                             sorted(r.ids_by_key),
-                            sorted_n(r.turn_tokens),
+                            sorted(r.turn_tokens),
                             r.exclude
                         )
                     )

@@ -6,6 +6,7 @@
 use crate::assemble::{self, Assembled, Context};
 use crate::config::{Config, Mode};
 use crate::error::Error;
+use crate::hash::{HashMap, HashSet};
 use crate::index::{Entry, Rewrite, SessionIndex, INDEX_VERSION};
 use crate::read;
 use crate::steps::Step;
@@ -13,7 +14,7 @@ use crate::topics::{Segmenter, Topic, TopicConfig, TurnText};
 use crate::turns;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 
 /// User prompts of the newest turns that, with the upcoming prompt, decide which earlier
 /// topics the conversation refers to.
@@ -138,10 +139,10 @@ impl Session {
             segmenter,
             fed: 0,
             topics_cache: None,
-            summaries: HashMap::new(),
-            subtopics: HashMap::new(),
-            folded: HashSet::new(),
-            merged: HashSet::new(),
+            summaries: HashMap::default(),
+            subtopics: HashMap::default(),
+            folded: HashSet::default(),
+            merged: HashSet::default(),
             pins: Pins::default(),
             history: Vec::new(),
             facts: Vec::new(),
@@ -254,14 +255,14 @@ impl Session {
         self.segmenter.set_config(fine);
         let (fine_topics, fine_of) = (self.segmenter.topics(), self.segmenter.topic_of_turns());
         self.segmenter.set_config(coarse);
-        fine_of
-            .iter()
-            .enumerate()
-            .filter_map(|(i, &k)| {
-                let id = self.index.turns.get(i)?.id.clone();
-                Some((id, format!("lex:{}", fine_topics.get(k)?.label)))
-            })
-            .collect()
+        // Inserted one by one: `collect` would sort with a copy of std's sort.
+        let mut labels = BTreeMap::new();
+        for (i, &k) in fine_of.iter().enumerate() {
+            if let (Some(turn), Some(topic)) = (self.index.turns.get(i), fine_topics.get(k)) {
+                labels.insert(turn.id.clone(), format!("lex:{}", topic.label));
+            }
+        }
+        labels
     }
 
     /// Boundaries (by the id of the turn that opens a topic) that are not topic changes.
@@ -288,7 +289,7 @@ impl Session {
 
     pub fn folded(&self) -> Vec<String> {
         let mut v: Vec<String> = self.folded.iter().cloned().collect();
-        v.sort();
+        turns::sort_by(&mut v, |a, b| a < b);
         v
     }
 
@@ -526,7 +527,7 @@ pub struct OneShot {
     #[serde(default)]
     pub config: Value,
     #[serde(default)]
-    pub summaries: BTreeMap<String, String>,
+    pub summaries: HashMap<String, String>,
     #[serde(default)]
     pub folded: Vec<String>,
     #[serde(default)]
@@ -543,7 +544,7 @@ impl OneShot {
             None => synthetic_entries(&self.messages),
         };
         s.rebuild(&entries);
-        s.set_summaries(self.summaries.into_iter().collect());
+        s.set_summaries(self.summaries);
         s.set_folded(self.folded);
         s.set_pins(self.pins);
         Ok(s.assemble(&AssembleRequest {
@@ -559,7 +560,7 @@ pub fn synthetic_entries(messages: &[Value]) -> Vec<Entry> {
     let mut out = Vec::with_capacity(messages.len());
     let mut parent: Option<String> = None;
     // Ids given so far (a set: searching `out` for each message is quadratic).
-    let mut taken: HashSet<String> = HashSet::with_capacity(messages.len());
+    let mut taken: HashSet<String> = HashSet::with_capacity_and_hasher(messages.len(), Default::default());
     for (i, m) in messages.iter().enumerate() {
         let id = if crate::message::kind(m) == crate::message::Kind::User {
             turns::hash_id(turns::key_of(m))

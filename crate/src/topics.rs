@@ -47,11 +47,11 @@
 //! "false" boundaries are real sub-topic changes. Pushing 10,000 turns of 500 words and
 //! segmenting them takes about 0.4 s of CPU in release mode (tests/topics.rs has the timing).
 
+use crate::hash::HashMap;
 use crate::turns::sort_by;
 use serde::Serialize;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::BinaryHeap;
 use std::ops::RangeInclusive;
 
 /// The text a person wrote, without host metadata (see [`crate::hostmeta`]).
@@ -681,52 +681,9 @@ struct Weights {
 // Vocabulary
 // ---------------------------------------------------------------------------------------------
 
-/// FxHash (the rustc hasher): fast on short keys, deterministic. Only used for lookups; no
-/// output ever depends on iteration order.
-#[derive(Default, Clone, Copy)]
-struct FxHasher {
-    hash: u64,
-}
-
-const FX_SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-
-impl FxHasher {
-    #[inline]
-    fn add(&mut self, word: u64) {
-        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(FX_SEED);
-    }
-}
-
-impl Hasher for FxHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            self.add(u64::from_le_bytes(word));
-        }
-        let mut tail = 0u64;
-        for (k, &b) in chunks.remainder().iter().enumerate() {
-            tail |= (b as u64) << (8 * k);
-        }
-        self.add(tail);
-    }
-
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.add(i as u64);
-    }
-
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.hash
-    }
-}
-
 #[derive(Debug, Clone, Default)]
 struct Vocab {
-    ids: HashMap<Box<str>, u32, BuildHasherDefault<FxHasher>>,
+    ids: HashMap<Box<str>, u32>,
     terms: Vec<Box<str>>,
     /// Number of turns containing each term.
     df: Vec<u32>,
