@@ -63,7 +63,7 @@ impl TokenBreakdown {
             for c in calls {
                 if let Some(f) = field(c, "function") {
                     self.tool_call += tokens::text(message::str_field(f, "name"));
-                    self.tool_call += tokens::text(&field(f, "arguments").map(|a| a.to_string()).unwrap_or_default());
+                    self.tool_call += tokens::text(&field(f, "arguments").map(tokens::json_text).unwrap_or_default());
                 }
             }
         }
@@ -117,11 +117,11 @@ fn content_key(m: &Value) -> u64 {
     h.write(message::role(m).as_bytes());
     h.write(&[0]);
     if let Some(c) = field(m, "content") {
-        h.write(c.to_string().as_bytes());
+        h.write(tokens::json_text(c).as_bytes());
     }
     h.write(&[0]);
     if let Some(t) = field(m, "timestamp") {
-        h.write(t.to_string().as_bytes());
+        h.write(tokens::json_text(t).as_bytes());
     }
     h.finish()
 }

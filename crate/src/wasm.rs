@@ -133,7 +133,18 @@ impl Session {
     /// Topics and the topic of each turn.
     pub fn topics(&mut self) -> Result<String, JsError> {
         let (topics, of) = self.0.topics();
-        json(&serde_json::json!({ "topics": topics, "topicOfTurn": of }))
+        // A struct rather than `json!`: `json!` would serialize `Topic` a second time, into a
+        // `Value`.
+        #[derive(serde::Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Topics<'a> {
+            topics: &'a [crate::topics::Topic],
+            topic_of_turn: &'a [usize],
+        }
+        json(&Topics {
+            topics: &topics,
+            topic_of_turn: &of,
+        })
     }
 
     /// Adds summaries (`{turnId: text}`).
