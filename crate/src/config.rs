@@ -60,6 +60,11 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn default_json_is_the_serialized_default() {
+        assert_eq!(serde_json::to_string(&Config::default()).unwrap(), DEFAULT_JSON);
+    }
+
+    #[test]
     fn defaults_and_unknown_keys() {
         assert_eq!(CleanConfig::from_json(&json!({})).unwrap(), CleanConfig::default());
         let c = CleanConfig::from_json(&json!({"keepRecentTurns": 2, "cleanThinking": false})).unwrap();
@@ -233,6 +238,17 @@ pub enum Mode {
     /// Clean, then fold old turns (stubs, summaries, truncation) to fit the budget.
     Fold,
 }
+
+/// `Config::default()` as JSON (what `serde_json::to_string` prints; the test
+/// `default_json_is_the_serialized_default` checks it). The wasm core returns this text
+/// rather than serializing the config, which would compile `Config`'s `Serialize` for it alone.
+pub const DEFAULT_JSON: &str = concat!(
+    r#"{"mode":"fold","cleanThinking":true,"clearReasoningContent":true,"dropToolResults":true,"#,
+    r#""dropToolCallMessages":true,"keepRecentTurns":0,"maxTokens":128000,"summarizeThreshold":0.8,"#,
+    r#""preserveSystemMessages":true,"preserveRecentMessages":5,"embeddingSimilarityThreshold":0.05,"#,
+    r#""minTurnsPerTopic":2,"toolResultTruncateChars":40000,"maxCompactionsPerCycle":3,"#,
+    r#""promptRelevanceThreshold":0.2,"foldOtherTopics":false}"#
+);
 
 /// Every option the core honors. The plugin manifest's `configSchema` lists these plus the
 /// few that only the JS layer uses (LLM, storage); unknown keys are refused.

@@ -14,7 +14,6 @@ use crate::topics::{Segmenter, Topic, TopicConfig, TurnText};
 use crate::turns;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::BTreeMap;
 
 /// User prompts of the newest turns that, with the upcoming prompt, decide which earlier
 /// topics the conversation refers to.
@@ -244,8 +243,8 @@ impl Session {
 
     /// Deterministic sub-topic labels (used when no LLM labels the turns): the segments of a
     /// finer lexical segmentation (three times the topic threshold) inside each topic, as
-    /// `{turnId: "lex:<label>"}`.
-    pub fn heuristic_subtopics(&mut self) -> BTreeMap<String, String> {
+    /// `{turnId: "lex:<label>"}`, keys in ascending order (a repeated turn id: its last label).
+    pub fn heuristic_subtopics(&mut self) -> serde_json::Map<String, Value> {
         self.feed();
         let coarse = self.segmenter.config();
         let fine = TopicConfig {
@@ -255,14 +254,19 @@ impl Session {
         self.segmenter.set_config(fine);
         let (fine_topics, fine_of) = (self.segmenter.topics(), self.segmenter.topic_of_turns());
         self.segmenter.set_config(coarse);
-        // Inserted one by one: `collect` would sort with a copy of std's sort.
-        let mut labels = BTreeMap::new();
+        let mut labels = Vec::new();
         for (i, &k) in fine_of.iter().enumerate() {
             if let (Some(turn), Some(topic)) = (self.index.turns.get(i), fine_topics.get(k)) {
-                labels.insert(turn.id.clone(), format!("lex:{}", topic.label));
+                labels.push((turn.id.clone(), format!("lex:{}", topic.label)));
             }
         }
+        // Sorted by id (stable), then inserted in that order: a repeated id keeps its place
+        // and takes its last label. (A `BTreeMap` was the only B-tree in the core.)
+        turns::sort_by(&mut labels, |a, b| a.0 < b.0);
         labels
+            .into_iter()
+            .map(|(id, label)| (id, Value::String(label)))
+            .collect()
     }
 
     /// Boundaries (by the id of the turn that opens a topic) that are not topic changes.

@@ -38,7 +38,7 @@ pub fn version() -> String {
 /// The engine's default options, as JSON (the manifest schema mirrors them).
 #[wasm_bindgen(js_name = defaultConfig)]
 pub fn default_config() -> Result<String, JsError> {
-    serde_json::to_string(&crate::config::Config::default()).map_err(|e| JsError::new(&e.to_string()))
+    Ok(crate::config::DEFAULT_JSON.to_string())
 }
 
 /// A one-shot assemble over a whole transcript: `{messages, entries?, prompt?, budget?,
@@ -178,7 +178,7 @@ impl Session {
     /// Deterministic sub-topic labels of every turn (`{turnId: "lex:<label>"}`).
     #[wasm_bindgen(js_name = heuristicSubtopics)]
     pub fn heuristic_subtopics(&mut self) -> Result<String, JsError> {
-        json(&self.0.heuristic_subtopics())
+        Ok(crate::tokens::json_text(&Value::Object(self.0.heuristic_subtopics())))
     }
 
     /// Replaces the boundaries judged "same topic" (`[turnId]` of the turns opening them).
