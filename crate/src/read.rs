@@ -33,7 +33,7 @@ pub fn object(
         Value::Object(m) => {
             for (k, v) in m {
                 match keys.iter().position(|&key| key == k) {
-                    Some(i) => field(i, v)?,
+                    Some(i) => field(i, v).map_err(|e| in_field(keys[i], e))?,
                     None if deny_unknown => return Err(serde_json::Error::unknown_field(&k, keys)),
                     None => {}
                 }
@@ -42,7 +42,7 @@ pub fn object(
         Value::Array(items) => {
             let n = items.len();
             for (i, v) in items.into_iter().enumerate().take(keys.len()) {
-                field(i, v)?;
+                field(i, v).map_err(|e| in_field(keys[i], e))?;
             }
             if n < required {
                 let expected = format!("{what} with {} elements", keys.len());
@@ -55,6 +55,24 @@ pub fn object(
         other => return Err(invalid_type(&other, what)),
     }
     Ok(())
+}
+
+/// `e` with the path of the value it is about in front: `pins.tools: invalid type: …`,
+/// `entries[2].id: …` (`key` is a field name or an index in brackets). The messages of
+/// serde never start with a word followed by `: `, so a path is recognised by that.
+pub fn in_field(key: &str, e: serde_json::Error) -> serde_json::Error {
+    let msg = e.to_string();
+    let sep = match msg.split_once(": ") {
+        Some((path, _)) if !path.contains(' ') => {
+            if path.starts_with('[') {
+                ""
+            } else {
+                "."
+            }
+        }
+        _ => ": ",
+    };
+    serde_json::Error::custom(format!("{key}{sep}{msg}"))
 }
 
 /// The value of a field that must be present.
@@ -85,19 +103,22 @@ impl Fields {
     pub fn opt<T>(&mut self, key: &str, parse: impl FnOnce(Value) -> Parsed<T>) -> Parsed<Option<T>> {
         match self.0.remove(key) {
             None | Some(Value::Null) => Ok(None),
-            Some(v) => parse(v).map(Some),
+            Some(v) => parse(v).map(Some).map_err(|e| in_field(key, e)),
         }
     }
 
     /// A field with a default: missing is the default (`null` is not).
     pub fn or_default<T: Default>(&mut self, key: &str, parse: impl FnOnce(Value) -> Parsed<T>) -> Parsed<T> {
-        self.0.remove(key).map_or_else(|| Ok(T::default()), parse)
+        match self.0.remove(key) {
+            None => Ok(T::default()),
+            Some(v) => parse(v).map_err(|e| in_field(key, e)),
+        }
     }
 
     /// A field that must be present.
     pub fn req<T>(&mut self, key: &'static str, parse: impl FnOnce(Value) -> Parsed<T>) -> Parsed<T> {
         match self.0.remove(key) {
-            Some(v) => parse(v),
+            Some(v) => parse(v).map_err(|e| in_field(key, e)),
             None => Err(serde_json::Error::missing_field(key)),
         }
     }
@@ -159,7 +180,10 @@ pub fn array(v: Value) -> Parsed<Vec<Value>> {
 }
 
 pub fn list<T>(v: Value, item: fn(Value) -> Parsed<T>) -> Parsed<Vec<T>> {
-    array(v)?.into_iter().map(item).collect()
+    let items = array(v)?.into_iter().enumerate();
+    items
+        .map(|(i, v)| item(v).map_err(|e| in_field(&format!("[{i}]"), e)))
+        .collect()
 }
 
 pub fn strings(v: Value) -> Parsed<Vec<String>> {
@@ -269,17 +293,28 @@ pub mod testing {
         out
     }
 
-    /// The message without serde_json's position.
+    /// The message without serde_json's position, and without the path of the value that
+    /// the readers put in front ([`super::in_field`]; the derived impls give a position).
     pub fn message(e: serde_json::Error) -> String {
         let s = e.to_string();
-        s.split(" at line ").next().unwrap_or("").to_string()
+        let s = s.split(" at line ").next().unwrap_or("");
+        match s.split_once(": ") {
+            Some((path, rest)) if !path.contains(' ') => rest.to_string(),
+            _ => s.to_string(),
+        }
     }
 
     /// The derived impls also read a struct from an array of its fields in order; nothing
     /// writes that form, and the index does not accept it any more.
     pub fn arrays_as_structs<T>(r: &Result<T, serde_json::Error>) -> bool {
-        r.as_ref()
-            .is_err_and(|e| e.to_string().starts_with("invalid type: sequence, expected struct"))
+        r.as_ref().is_err_and(|e| {
+            let s = e.to_string();
+            let s = s
+                .split_once(": ")
+                .filter(|(p, _)| !p.contains(' '))
+                .map_or(s.as_str(), |(_, m)| m);
+            s.starts_with("invalid type: sequence, expected struct")
+        })
     }
 
     /// Checks a reader against the derived impl it replaces, on `v` and every mutation of it:
@@ -310,6 +345,30 @@ pub mod testing {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Errors name the value they are about: a path of fields and indices.
+    #[test]
+    fn errors_carry_the_path_of_the_value() {
+        let req = |v: Value| object(v, "struct X", &["pins"], 0, true, &mut |_, v| read_pins(v));
+        fn read_pins(v: Value) -> Parsed<()> {
+            pins(v).map(|_| ())
+        }
+        let e = req(json!({"pins": {"tools": ["a", 1]}})).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "pins.tools[1]: invalid type: integer `1`, expected a string"
+        );
+        let e = req(json!({"pins": {"turnIds": "x"}})).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "pins.turnIds: invalid type: string \"x\", expected a sequence"
+        );
+        let e = list(json!([{}, 3]), |v| Fields::of(v, "struct E").map(|_| ())).unwrap_err();
+        assert_eq!(e.to_string(), "[1]: invalid type: integer `3`, expected struct E");
+        let e = req(json!({"pins": 1})).unwrap_err();
+        assert_eq!(e.to_string(), "pins: invalid type: integer `1`, expected struct Pins");
+        assert_eq!(testing::message(e), "invalid type: integer `1`, expected struct Pins");
+    }
 
     /// serde_json prints floats in errors itself: serde's own `Display` of
     /// `Unexpected::Float` (patched out, see vendor/README.md) is never used.
