@@ -17,8 +17,12 @@ mkdir -p "$OUT/wasm"
 wasm-bindgen --target web --out-dir "$OUT/wasm" --out-name contextfold \
   --remove-name-section --remove-producers-section "$WASM"
 if [ "${WASM_OPT:-1}" = 1 ]; then
-  # binaryen from npm (Debian's older wasm-opt produces modules that fail to instantiate)
-  node_modules/.bin/wasm-opt -Oz "$OUT/wasm/contextfold_bg.wasm" -o "$OUT/wasm/contextfold_bg.wasm"
+  # binaryen from npm (Debian's older wasm-opt produces modules that fail to instantiate).
+  # The same flags as bench/size/measure.sh (keep them identical); what each one brings is in
+  # bench/size/README.md.
+  say "wasm-opt"
+  node_modules/.bin/wasm-opt --flatten --rereloop -Oz -Oz --converge --low-memory-unused --zero-filled-memory \
+    "$OUT/wasm/contextfold_bg.wasm" -o "$OUT/wasm/contextfold_bg.wasm"
 fi
 cp -R js "$OUT/js"
 rm -rf "$OUT/js/playground"   # the playground is built into its own folder below

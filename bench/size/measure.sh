@@ -9,8 +9,8 @@
 #
 # The cargo output is processed twice:
 #   * shipped: exactly as scripts/build.sh does it (wasm-bindgen --remove-name-section
-#     --remove-producers-section, then binaryen's wasm-opt -Oz); its raw and gzip -9 sizes are
-#     the figures to compare;
+#     --remove-producers-section, then binaryen's wasm-opt with $WASM_OPT_FLAGS); its raw and
+#     gzip -9 sizes are the figures to compare;
 #   * profiled: wasm-bindgen --keep-debug without wasm-opt, so that twiggy can name every
 #     function. It is larger than the shipped module (no wasm-opt, and the name section), but
 #     its shares are representative, and before wasm-opt's inlining code is still attributed
@@ -26,6 +26,8 @@ OUT=${OUT:-/tmp/contextfold-size}
 TOP=${TOP:-30}
 TWIGGY=${TWIGGY:-$(command -v twiggy || echo "$HOME/.cargo/bin/twiggy")}
 WASM_OPT=node_modules/.bin/wasm-opt
+# scripts/build.sh's wasm-opt flags (keep them identical).
+WASM_OPT_FLAGS="--flatten --rereloop -Oz -Oz --converge --low-memory-unused --zero-filled-memory"
 mkdir -p "$OUT/shipped" "$OUT/profiled"
 
 if [ "${NO_BUILD:-0}" != 1 ]; then
@@ -35,7 +37,7 @@ WASM=${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/contextfold.wasm
 
 wasm-bindgen --target web --out-dir "$OUT/shipped" --out-name contextfold \
   --remove-name-section --remove-producers-section "$WASM"
-"$WASM_OPT" -Oz "$OUT/shipped/contextfold_bg.wasm" -o "$OUT/shipped/contextfold_bg.wasm"
+"$WASM_OPT" $WASM_OPT_FLAGS "$OUT/shipped/contextfold_bg.wasm" -o "$OUT/shipped/contextfold_bg.wasm"
 wasm-bindgen --target web --out-dir "$OUT/profiled" --out-name contextfold --keep-debug "$WASM"
 
 size_of() { wc -c < "$1" | tr -d ' '; }
@@ -109,8 +111,8 @@ JS
 
 if [ "${SHIPPED_TOP:-0}" = 1 ]; then
   # The shipped optimisation, with names kept (-g): what is left after inlining.
-  "$WASM_OPT" -Oz -g "$OUT/profiled/contextfold_bg.wasm" -o "$OUT/optimized-named.wasm"
+  "$WASM_OPT" $WASM_OPT_FLAGS -g "$OUT/profiled/contextfold_bg.wasm" -o "$OUT/optimized-named.wasm"
   echo
-  echo "largest items after wasm-opt -Oz (twiggy top, names kept):"
+  echo "largest items after wasm-opt (twiggy top, names kept):"
   "$TWIGGY" top -n "$TOP" "$OUT/optimized-named.wasm"
 fi

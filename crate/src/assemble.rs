@@ -21,6 +21,7 @@
 
 use crate::clean;
 use crate::config::Config;
+use crate::hash::{HashMap, HashSet};
 use crate::message::{self, Kind};
 use crate::steps::Step;
 use crate::summary;
@@ -29,7 +30,6 @@ use crate::truncate;
 use crate::turns::{self, TurnSpan};
 use serde::Serialize;
 use serde_json::{json, Value};
-use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 /// What happened to a turn.

@@ -12,12 +12,13 @@
 //! turns before the kept entry are marked as compacted (the host no longer sends them).
 //! The index is a serializable value; JS persists it.
 
+use crate::hash::{HashMap, HashSet};
 use crate::message::{self, Kind};
+use crate::read::{boolean, list, narrow, pair, string, u64_of, unsigned, usize_of, Fields, Parsed};
 use crate::turns::{self, TokenBreakdown};
-use serde::de::{Deserialize, Deserializer, Error as _, Unexpected};
+use serde::de::{Deserialize, Deserializer, Error as _};
 use serde::Serialize;
-use serde_json::{Map, Value};
-use std::collections::{HashMap, HashSet};
+use serde_json::Value;
 
 /// Bumped whenever the serialized shape changes; older files are rebuilt.
 pub const INDEX_VERSION: u32 = 1;
@@ -132,7 +133,7 @@ impl SessionIndex {
     /// and the caller must [`build`](Self::build) from all entries.
     pub fn append(&mut self, entries: &[Entry]) -> Result<usize, Rewrite> {
         let mut tip = self.tip.clone();
-        let mut seen: HashSet<&str> = HashSet::new();
+        let mut seen: HashSet<&str> = HashSet::default();
         for e in entries.iter().filter(|e| e.id.is_some()) {
             let parent = e.parent_id.as_deref();
             if parent != tip.as_deref() {
@@ -263,7 +264,7 @@ fn take_chars(s: &str, n: usize) -> String {
 /// The parent chain from the newest entry with an id, oldest first. Duplicate ids keep the
 /// newest occurrence; a cycle or an unknown parent ends the chain.
 fn active_branch<'a>(entries: &'a [Entry], skipped: &mut usize) -> Vec<&'a Entry> {
-    let mut by_id: HashMap<&str, &Entry> = HashMap::new();
+    let mut by_id: HashMap<&str, &Entry> = HashMap::default();
     for e in entries {
         match e.id.as_deref() {
             Some(id) => {
@@ -278,7 +279,7 @@ fn active_branch<'a>(entries: &'a [Entry], skipped: &mut usize) -> Vec<&'a Entry
         return Vec::new();
     };
     let mut chain = Vec::new();
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     loop {
         let id = cur.id.as_deref().unwrap_or("");
         if !seen.insert(id) {
@@ -320,10 +321,8 @@ impl<'de> Deserialize<'de> for SessionIndex {
     }
 }
 
-type Parsed<T> = Result<T, serde_json::Error>;
-
 impl Entry {
-    fn from_value(v: Value) -> Parsed<Entry> {
+    pub(crate) fn from_value(v: Value) -> Parsed<Entry> {
         let mut f = Fields::of(v, "struct Entry")?;
         Ok(Entry {
             id: f.opt("id", string)?,
@@ -338,7 +337,7 @@ impl Entry {
 }
 
 impl SessionIndex {
-    fn from_value(v: Value) -> Parsed<SessionIndex> {
+    pub(crate) fn from_value(v: Value) -> Parsed<SessionIndex> {
         let mut f = Fields::of(v, "struct SessionIndex")?;
         Ok(SessionIndex {
             version: f.req("version", |v| narrow(unsigned(&v, "u32")?, "u32"))?,
@@ -398,108 +397,10 @@ fn token_breakdown(v: Value) -> Parsed<TokenBreakdown> {
     })
 }
 
-/// The fields of a JSON object, taken out one by one.
-struct Fields(Map<String, Value>);
-
-impl Fields {
-    fn of(v: Value, what: &'static str) -> Parsed<Fields> {
-        match v {
-            Value::Object(m) => Ok(Fields(m)),
-            other => Err(invalid_type(&other, what)),
-        }
-    }
-
-    /// An `Option` field: missing or `null` is `None`.
-    fn opt<T>(&mut self, key: &str, parse: impl FnOnce(Value) -> Parsed<T>) -> Parsed<Option<T>> {
-        match self.0.remove(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(v) => parse(v).map(Some),
-        }
-    }
-
-    /// A field with a default: missing is the default (`null` is not).
-    fn or_default<T: Default>(&mut self, key: &str, parse: impl FnOnce(Value) -> Parsed<T>) -> Parsed<T> {
-        self.0.remove(key).map_or_else(|| Ok(T::default()), parse)
-    }
-
-    /// A field that must be present.
-    fn req<T>(&mut self, key: &'static str, parse: impl FnOnce(Value) -> Parsed<T>) -> Parsed<T> {
-        match self.0.remove(key) {
-            Some(v) => parse(v),
-            None => Err(serde_json::Error::missing_field(key)),
-        }
-    }
-}
-
-fn invalid_type(v: &Value, expected: &str) -> serde_json::Error {
-    let unexpected = match v {
-        Value::Null => Unexpected::Unit,
-        Value::Bool(b) => Unexpected::Bool(*b),
-        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
-            (Some(u), _) => Unexpected::Unsigned(u),
-            (None, Some(i)) => Unexpected::Signed(i),
-            _ => Unexpected::Float(n.as_f64().unwrap_or_default()),
-        },
-        Value::String(s) => Unexpected::Str(s),
-        Value::Array(_) => Unexpected::Seq,
-        Value::Object(_) => Unexpected::Map,
-    };
-    serde_json::Error::invalid_type(unexpected, &expected)
-}
-
-fn string(v: Value) -> Parsed<String> {
-    match v {
-        Value::String(s) => Ok(s),
-        other => Err(invalid_type(&other, "a string")),
-    }
-}
-
-fn boolean(v: Value) -> Parsed<bool> {
-    v.as_bool().ok_or_else(|| invalid_type(&v, "a boolean"))
-}
-
-/// A non-negative integer, named `what` in errors.
-fn unsigned(v: &Value, what: &'static str) -> Parsed<u64> {
-    match (v.as_u64(), v.as_i64()) {
-        (Some(n), _) => Ok(n),
-        (None, Some(i)) => Err(serde_json::Error::invalid_value(Unexpected::Signed(i), &what)),
-        _ => Err(invalid_type(v, what)),
-    }
-}
-
-fn u64_of(v: Value) -> Parsed<u64> {
-    unsigned(&v, "u64")
-}
-
-fn usize_of(v: Value) -> Parsed<usize> {
-    narrow(unsigned(&v, "usize")?, "usize")
-}
-
-fn narrow<T: TryFrom<u64>>(n: u64, what: &'static str) -> Parsed<T> {
-    T::try_from(n).map_err(|_| serde_json::Error::invalid_value(Unexpected::Unsigned(n), &what))
-}
-
-fn list<T>(v: Value, item: fn(Value) -> Parsed<T>) -> Parsed<Vec<T>> {
-    match v {
-        Value::Array(items) => items.into_iter().map(item).collect(),
-        other => Err(invalid_type(&other, "a sequence")),
-    }
-}
-
-/// `[start, end]`.
-fn pair(v: Value) -> Parsed<(u64, u64)> {
-    const WHAT: &str = "a tuple of size 2";
-    match &v {
-        Value::Array(items) if items.len() == 2 => Ok((unsigned(&items[0], "u64")?, unsigned(&items[1], "u64")?)),
-        Value::Array(items) if items.len() < 2 => Err(serde_json::Error::invalid_length(items.len(), &WHAT)),
-        Value::Array(_) => Err(serde_json::Error::custom("trailing characters")),
-        other => Err(invalid_type(other, WHAT)),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::read::testing::{arrays_as_structs, message, mutations};
     use serde_json::json;
 
     fn entry(id: &str, parent: Option<&str>, msg: Value) -> Entry {
@@ -675,64 +576,6 @@ mod tests {
             #[serde(default)]
             pub prev_user: bool,
         }
-    }
-
-    /// Every object in `v` with one field removed, or replaced by a value of another type.
-    fn mutations(v: &Value) -> Vec<Value> {
-        let odd = [
-            json!(null),
-            json!("x"),
-            json!(-1),
-            json!(1.5),
-            json!(5_000_000_000u64),
-            json!([1]),
-            json!([1, 2, 3]),
-            json!({}),
-            json!(true),
-        ];
-        let mut out = Vec::new();
-        match v {
-            Value::Object(m) => {
-                for k in m.keys() {
-                    let mut gone = m.clone();
-                    gone.remove(k);
-                    out.push(Value::Object(gone));
-                    for o in &odd {
-                        let mut w = m.clone();
-                        w.insert(k.clone(), o.clone());
-                        out.push(Value::Object(w));
-                    }
-                    for inner in mutations(&m[k]) {
-                        let mut w = m.clone();
-                        w.insert(k.clone(), inner);
-                        out.push(Value::Object(w));
-                    }
-                }
-            }
-            Value::Array(items) if !items.is_empty() => {
-                for inner in mutations(&items[0]) {
-                    let mut w = items.clone();
-                    w[0] = inner;
-                    out.push(Value::Array(w));
-                }
-            }
-            _ => {}
-        }
-        out.extend(odd);
-        out
-    }
-
-    /// The message without serde_json's position.
-    fn message(e: serde_json::Error) -> String {
-        let s = e.to_string();
-        s.split(" at line ").next().unwrap_or("").to_string()
-    }
-
-    /// The derived impls also read a struct from an array of its fields in order; nothing
-    /// writes that form, and it is not accepted any more.
-    fn arrays_as_structs<T>(r: &Result<T, serde_json::Error>) -> bool {
-        r.as_ref()
-            .is_err_and(|e| e.to_string().starts_with("invalid type: sequence, expected struct"))
     }
 
     #[test]

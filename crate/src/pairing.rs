@@ -101,7 +101,7 @@ impl Pairing {
             .get(i)
             .map(|v| v.iter().flatten().map(|(m, _)| *m).collect())
             .unwrap_or_default();
-        out.sort_unstable();
+        crate::turns::sort_by(&mut out, |a, b| a < b);
         out.dedup();
         out
     }

@@ -22,19 +22,22 @@
 use crate::error::Error;
 use crate::frontier;
 use crate::gate;
+use crate::hash::{HashMap, HashSet};
 use crate::message::{self, Kind};
 use crate::pairing::Pairing;
+use crate::read::{self, Parsed};
 use crate::session::Pins;
 use crate::steps::Step;
 use crate::tokens;
+use crate::topics::lowercase;
 use crate::turns;
-use serde::{Deserialize, Serialize};
+use serde::de::{Deserialize, Deserializer, Error as _};
+use serde::Serialize;
 use serde_json::Value;
-use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 /// How to choose what to prune.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Strategy {
     /// Oldest first.
@@ -45,47 +48,130 @@ pub enum Strategy {
     Importance,
 }
 
-fn default_protect() -> usize {
-    5
-}
-
-fn default_true() -> bool {
-    true
-}
-
 /// A prune request.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug, Clone)]
 pub struct PruneRequest {
     pub messages: Vec<Value>,
     pub strategy: Strategy,
     /// `sliding-window`: how many of the most recent messages to keep.
-    #[serde(default)]
     pub keep_messages: Option<usize>,
     /// `fifo` / `importance`: prune until the request costs at most this many tokens.
-    #[serde(default)]
     pub target_tokens: Option<usize>,
     /// Prune at most this many turns.
-    #[serde(default)]
     pub max_turns: Option<usize>,
-    /// The last N turns are never pruned (at least one).
-    #[serde(default = "default_protect")]
+    /// The last N turns are never pruned (at least one); 5 when missing.
     pub protect_recent_turns: usize,
-    #[serde(default = "default_true")]
+    /// True when missing.
     pub preserve_system_messages: bool,
-    #[serde(default)]
     pub pins: Pins,
     /// Turn ids by the hex content key of their user message (from the session index);
     /// turns not listed get content-hash ids.
-    #[serde(default)]
     pub ids_by_key: HashMap<String, String>,
     /// What each turn costs in the request as it is sent now (e.g. after cleaning), by id;
     /// its raw estimate otherwise.
-    #[serde(default)]
     pub turn_tokens: HashMap<String, usize>,
     /// Turns not to consider (e.g. already folded).
-    #[serde(default)]
     pub exclude: Vec<String>,
+}
+
+impl PruneRequest {
+    /// Reads a request by hand (see [`crate::read`]): `messages` and `strategy` required, the
+    /// other keys optional (`null` is `None` for the `Option`s and refused for the others), no
+    /// unknown key.
+    pub(crate) fn from_value(v: Value) -> Parsed<PruneRequest> {
+        let (mut messages, mut strategy) = (None, None);
+        let mut r = PruneRequest {
+            messages: Vec::new(),
+            strategy: Strategy::Fifo,
+            keep_messages: None,
+            target_tokens: None,
+            max_turns: None,
+            protect_recent_turns: 5,
+            preserve_system_messages: true,
+            pins: Pins::default(),
+            ids_by_key: HashMap::default(),
+            turn_tokens: HashMap::default(),
+            exclude: Vec::new(),
+        };
+        read::object(
+            v,
+            "struct PruneRequest",
+            &[
+                "messages",
+                "strategy",
+                "keepMessages",
+                "targetTokens",
+                "maxTurns",
+                "protectRecentTurns",
+                "preserveSystemMessages",
+                "pins",
+                "idsByKey",
+                "turnTokens",
+                "exclude",
+            ],
+            2,
+            true,
+            &mut |k, v| {
+                match k {
+                    0 => messages = Some(read::array(v)?),
+                    1 => strategy = Some(Strategy::from_value(v)?),
+                    2 => r.keep_messages = read::opt(v, read::usize_of)?,
+                    3 => r.target_tokens = read::opt(v, read::usize_of)?,
+                    4 => r.max_turns = read::opt(v, read::usize_of)?,
+                    5 => r.protect_recent_turns = read::usize_of(v)?,
+                    6 => r.preserve_system_messages = read::boolean(v)?,
+                    7 => r.pins = read::pins(v)?,
+                    8 => r.ids_by_key = read::map(v, read::string)?,
+                    9 => r.turn_tokens = read::map(v, read::usize_of)?,
+                    _ => r.exclude = read::strings(v)?,
+                }
+                Ok(())
+            },
+        )?;
+        r.messages = read::required(messages, "messages")?;
+        r.strategy = read::required(strategy, "strategy")?;
+        Ok(r)
+    }
+}
+
+impl<'de> Deserialize<'de> for PruneRequest {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        PruneRequest::from_value(Value::deserialize(d)?).map_err(D::Error::custom)
+    }
+}
+
+impl Strategy {
+    /// A strategy by name; also, as serde reads enums, an object with the name as its one key
+    /// and `null` as its value. Any other value is refused with serde_json's message for it.
+    fn from_value(v: Value) -> Parsed<Strategy> {
+        let (name, value, more) = match v {
+            Value::String(s) => (s, Value::Null, false),
+            Value::Object(m) if !m.is_empty() => {
+                let more = m.len() > 1;
+                let (k, v) = m.into_iter().next().unwrap_or_default();
+                (k, v, more)
+            }
+            _ => return Err(serde_json::Error::custom("expected value")),
+        };
+        let strategy = match name.as_str() {
+            "fifo" => Strategy::Fifo,
+            "sliding-window" => Strategy::SlidingWindow,
+            "importance" => Strategy::Importance,
+            _ => {
+                return Err(serde_json::Error::unknown_variant(
+                    &name,
+                    &["fifo", "sliding-window", "importance"],
+                ))
+            }
+        };
+        if !value.is_null() {
+            return Err(read::invalid_type(&value, "unit"));
+        }
+        if more {
+            return Err(serde_json::Error::custom("expected value"));
+        }
+        Ok(strategy)
+    }
 }
 
 /// One pruned unit.
@@ -159,9 +245,8 @@ pub fn pinned(pins: &Pins, id: &str, turn: &[Value]) -> bool {
     });
     tool_hit
         || pins.patterns.iter().any(|pat| {
-            let pat = pat.to_lowercase();
-            turn.iter()
-                .any(|m| turns::visible_text(m).to_lowercase().contains(&pat))
+            let pat = lowercase(pat);
+            turn.iter().any(|m| lowercase(&turns::visible_text(m)).contains(&pat))
         })
 }
 
@@ -310,7 +395,9 @@ pub fn prune(req: &PruneRequest) -> Result<PruneResult, Error> {
                 let position = (first + 1) as f64 / count;
                 u.score = importance(&messages[u.range.clone()], u.tokens, position);
             }
-            order.sort_by(|&a, &b| units[a].score.total_cmp(&units[b].score).then(a.cmp(&b)));
+            turns::sort_by(&mut order, |&a, &b| {
+                units[a].score.total_cmp(&units[b].score).then(a.cmp(&b)).is_lt()
+            });
         }
     }
 
@@ -358,7 +445,7 @@ pub fn prune(req: &PruneRequest) -> Result<PruneResult, Error> {
         }
     }
     skipped.gate = gate_skips;
-    chosen.sort_by_key(|&u| units[u].range.start);
+    turns::sort_by(&mut chosen, |&a, &b| units[a].range.start < units[b].range.start);
 
     let kept: HashSet<usize> = steps.iter().filter_map(|s| s.source).collect();
     let pruned_msgs: Vec<usize> = (0..messages.len()).filter(|i| !kept.contains(i)).collect();
@@ -408,7 +495,7 @@ fn plan(messages: &[Value], units: &[Unit], chosen: &[usize], preserve_system: b
 
 /// [`prune`] over a JSON request document.
 pub fn prune_json(input: &str) -> Result<String, Error> {
-    let req: PruneRequest = serde_json::from_str(input)?;
+    let req = PruneRequest::from_value(serde_json::from_str(input)?)?;
     Ok(serde_json::to_string(&prune(&req)?)?)
 }
 
@@ -441,8 +528,8 @@ mod tests {
             protect_recent_turns: 2,
             preserve_system_messages: true,
             pins: Pins::default(),
-            ids_by_key: HashMap::new(),
-            turn_tokens: HashMap::new(),
+            ids_by_key: HashMap::default(),
+            turn_tokens: HashMap::default(),
             exclude: Vec::new(),
         }
     }
@@ -611,14 +698,133 @@ mod tests {
         let m = session(5);
         let key = |i: usize| format!("{:016x}", turns::key_of(&m[i]));
         let mut r = req(m.clone(), Strategy::Fifo);
-        r.ids_by_key = HashMap::from([(key(0), "t0".to_string()), (key(4), "t1".to_string())]);
+        r.ids_by_key = [(key(0), "t0".to_string()), (key(4), "t1".to_string())]
+            .into_iter()
+            .collect();
         r.exclude = vec!["t0".into()];
-        r.turn_tokens = HashMap::from([("t1".to_string(), 1000)]);
+        r.turn_tokens = [("t1".to_string(), 1000)].into_iter().collect();
         r.max_turns = Some(1);
         let out = prune(&r).unwrap();
         assert_eq!(out.turn_ids, vec!["t1"]);
         assert_eq!(out.pruned[0].tokens, 1000);
         assert_eq!(out.skipped.excluded, 1);
+    }
+
+    /// The derived impls of the request; the hand-written reader must agree with them.
+    #[allow(dead_code)]
+    mod derived {
+        use serde::Deserialize;
+        use serde_json::Value;
+        use std::collections::HashMap;
+
+        #[derive(Debug, Clone, Copy, Deserialize)]
+        #[serde(rename_all = "kebab-case")]
+        pub enum Strategy {
+            Fifo,
+            SlidingWindow,
+            Importance,
+        }
+
+        fn default_protect() -> usize {
+            5
+        }
+
+        fn default_true() -> bool {
+            true
+        }
+
+        #[derive(Debug, Deserialize)]
+        #[serde(rename_all = "camelCase", deny_unknown_fields)]
+        pub struct PruneRequest {
+            pub messages: Vec<Value>,
+            pub strategy: Strategy,
+            #[serde(default)]
+            pub keep_messages: Option<usize>,
+            #[serde(default)]
+            pub target_tokens: Option<usize>,
+            #[serde(default)]
+            pub max_turns: Option<usize>,
+            #[serde(default = "default_protect")]
+            pub protect_recent_turns: usize,
+            #[serde(default = "default_true")]
+            pub preserve_system_messages: bool,
+            #[serde(default)]
+            pub pins: crate::session::Pins,
+            #[serde(default)]
+            pub ids_by_key: HashMap<String, String>,
+            #[serde(default)]
+            pub turn_tokens: HashMap<String, usize>,
+            #[serde(default)]
+            pub exclude: Vec<String>,
+        }
+    }
+
+    #[test]
+    fn hand_written_reader_matches_the_derived_one() {
+        use std::collections::BTreeMap;
+        fn sorted<V, S>(m: std::collections::HashMap<String, V, S>) -> BTreeMap<String, V> {
+            m.into_iter().collect()
+        }
+        let mut cases = 0;
+        for v in [
+            json!({"messages": session(1), "strategy": "importance", "keepMessages": 3, "targetTokens": 10,
+                "maxTurns": 2, "protectRecentTurns": 1, "preserveSystemMessages": false,
+                "pins": {"turnIds": ["a"], "tools": ["read"], "patterns": ["x"]},
+                "idsByKey": {"00": "t0", "01": "t1"}, "turnTokens": {"t0": 5, "t1": 7}, "exclude": ["t1"]}),
+            json!({"strategy": {"sliding-window": null}, "messages": [], "pins": {"other": 1}}),
+            json!({"strategy": "fifo", "messages": [], "keepMessages": null, "bogus": 1}),
+            json!({"strategy": {"fifo": null, "importance": null}}),
+            json!({"messages": [], "strategy": "lru"}),
+            json!([[], "fifo", 1, 2, 3, 4, true, [["a"], ["b"], ["c"]], {}, {}, ["x"]]),
+            json!([[], "importance", null, null, null, 4, false, [[], ["t"]]]),
+            json!([[], "fifo", null, null, null, 4, false, [[], [], [], []]]),
+            json!([[], {"fifo": null}]),
+            json!([[]]),
+            json!([[], "fifo", 1, 2, 3, 4, true, {}, {}, {}, [], 0]),
+        ] {
+            cases += crate::read::testing::agree(
+                &v,
+                PruneRequest::from_value,
+                |t: &str| serde_json::from_str::<derived::PruneRequest>(t),
+                |r| {
+                    format!(
+                        "{:?}",
+                        (
+                            r.messages,
+                            r.strategy,
+                            r.keep_messages,
+                            r.target_tokens,
+                            r.max_turns,
+                            r.protect_recent_turns,
+                            r.preserve_system_messages,
+                            r.pins,
+                            sorted(r.ids_by_key),
+                            sorted(r.turn_tokens),
+                            r.exclude
+                        )
+                    )
+                },
+                |r| {
+                    format!(
+                        "{:?}",
+                        (
+                            r.messages,
+                            r.strategy,
+                            r.keep_messages,
+                            r.target_tokens,
+                            r.max_turns,
+                            r.protect_recent_turns,
+                            r.preserve_system_messages,
+                            r.pins,
+                            sorted(r.ids_by_key),
+                            sorted(r.turn_tokens),
+                            r.exclude
+                        )
+                    )
+                },
+            );
+        }
+        assert!(cases > 500, "{cases}");
     }
 
     #[test]

@@ -6,13 +6,14 @@
 use crate::assemble::{self, Assembled, Context};
 use crate::config::{Config, Mode};
 use crate::error::Error;
+use crate::hash::{HashMap, HashSet};
 use crate::index::{Entry, Rewrite, SessionIndex, INDEX_VERSION};
+use crate::read;
 use crate::steps::Step;
 use crate::topics::{Segmenter, Topic, TopicConfig, TurnText};
 use crate::turns;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// User prompts of the newest turns that, with the upcoming prompt, decide which earlier
 /// topics the conversation refers to.
@@ -72,23 +73,52 @@ pub struct AssembleRequest {
 
 /// An assemble request that reuses the previous request's messages (see
 /// [`Session::assemble_delta`]).
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[derive(Debug)]
 pub struct DeltaRequest {
     /// How many messages of the previous request's history start this one.
     pub keep: usize,
     /// The messages after them.
-    #[serde(default)]
     pub append: Vec<Value>,
-    #[serde(default)]
     pub prompt: Option<String>,
-    #[serde(default)]
     pub budget: Option<usize>,
     /// The caller keeps the replacement messages of earlier responses: a step whose
     /// replacement was sent before says `"reuse": true` instead of carrying it again, and a
     /// replacement sent for the first time says `"reuse": false` (keep it).
-    #[serde(default)]
     pub reuse: bool,
+}
+
+impl DeltaRequest {
+    /// Reads a request by hand (see [`crate::read`]): `keep` required, `append`, `prompt`,
+    /// `budget` and `reuse` optional, no other key.
+    pub fn from_value(v: Value) -> read::Parsed<DeltaRequest> {
+        let mut keep = None;
+        let mut r = DeltaRequest {
+            keep: 0,
+            append: Vec::new(),
+            prompt: None,
+            budget: None,
+            reuse: false,
+        };
+        read::object(
+            v,
+            "struct DeltaRequest",
+            &["keep", "append", "prompt", "budget", "reuse"],
+            1,
+            true,
+            &mut |k, v| {
+                match k {
+                    0 => keep = Some(read::usize_of(v)?),
+                    1 => r.append = read::array(v)?,
+                    2 => r.prompt = read::opt(v, read::string)?,
+                    3 => r.budget = read::opt(v, read::usize_of)?,
+                    _ => r.reuse = read::boolean(v)?,
+                }
+                Ok(())
+            },
+        )?;
+        r.keep = read::required(keep, "keep")?;
+        Ok(r)
+    }
 }
 
 /// An assemble result.
@@ -114,10 +144,10 @@ impl Session {
             segmenter,
             fed: 0,
             topics_cache: None,
-            summaries: HashMap::new(),
-            subtopics: HashMap::new(),
-            folded: HashSet::new(),
-            merged: HashSet::new(),
+            summaries: HashMap::default(),
+            subtopics: HashMap::default(),
+            folded: HashSet::default(),
+            merged: HashSet::default(),
             pins: Pins::default(),
             history: Vec::new(),
             facts: crate::memo::Cache::default(),
@@ -219,8 +249,8 @@ impl Session {
 
     /// Deterministic sub-topic labels (used when no LLM labels the turns): the segments of a
     /// finer lexical segmentation (three times the topic threshold) inside each topic, as
-    /// `{turnId: "lex:<label>"}`.
-    pub fn heuristic_subtopics(&mut self) -> BTreeMap<String, String> {
+    /// `{turnId: "lex:<label>"}`, keys in ascending order (a repeated turn id: its last label).
+    pub fn heuristic_subtopics(&mut self) -> serde_json::Map<String, Value> {
         self.feed();
         let coarse = self.segmenter.config();
         let fine = TopicConfig {
@@ -230,13 +260,18 @@ impl Session {
         self.segmenter.set_config(fine);
         let (fine_topics, fine_of) = self.segmenter.topics_and_turns();
         self.segmenter.set_config(coarse);
-        fine_of
-            .iter()
-            .enumerate()
-            .filter_map(|(i, &k)| {
-                let id = self.index.turns.get(i)?.id.clone();
-                Some((id, format!("lex:{}", fine_topics.get(k)?.label)))
-            })
+        let mut labels = Vec::new();
+        for (i, &k) in fine_of.iter().enumerate() {
+            if let (Some(turn), Some(topic)) = (self.index.turns.get(i), fine_topics.get(k)) {
+                labels.push((turn.id.clone(), format!("lex:{}", topic.label)));
+            }
+        }
+        // Sorted by id (stable), then inserted in that order: a repeated id keeps its place
+        // and takes its last label. (A `BTreeMap` was the only B-tree in the core.)
+        turns::sort_by(&mut labels, |a, b| a.0 < b.0);
+        labels
+            .into_iter()
+            .map(|(id, label)| (id, Value::String(label)))
             .collect()
     }
 
@@ -264,7 +299,7 @@ impl Session {
 
     pub fn folded(&self) -> Vec<String> {
         let mut v: Vec<String> = self.folded.iter().cloned().collect();
-        v.sort();
+        turns::sort_by(&mut v, |a, b| a < b);
         v
     }
 
@@ -508,7 +543,7 @@ pub struct OneShot {
     #[serde(default)]
     pub config: Value,
     #[serde(default)]
-    pub summaries: BTreeMap<String, String>,
+    pub summaries: HashMap<String, String>,
     #[serde(default)]
     pub folded: Vec<String>,
     #[serde(default)]
@@ -525,7 +560,7 @@ impl OneShot {
             None => synthetic_entries(&self.messages),
         };
         s.rebuild(&entries);
-        s.set_summaries(self.summaries.into_iter().collect());
+        s.set_summaries(self.summaries);
         s.set_folded(self.folded);
         s.set_pins(self.pins);
         Ok(s.assemble(&AssembleRequest {
@@ -541,7 +576,7 @@ pub fn synthetic_entries(messages: &[Value]) -> Vec<Entry> {
     let mut out = Vec::with_capacity(messages.len());
     let mut parent: Option<String> = None;
     // Ids given so far (a set: searching `out` for each message is quadratic).
-    let mut taken: HashSet<String> = HashSet::with_capacity(messages.len());
+    let mut taken: HashSet<String> = HashSet::with_capacity_and_hasher(messages.len(), Default::default());
     for (i, m) in messages.iter().enumerate() {
         let id = if crate::message::kind(m) == crate::message::Kind::User {
             turns::hash_id(turns::key_of(m))
@@ -569,6 +604,54 @@ pub fn synthetic_entries(messages: &[Value]) -> Vec<Entry> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The derived impl `DeltaRequest` had; the hand-written reader must agree with it.
+    #[allow(dead_code)]
+    mod derived {
+        use serde::Deserialize;
+        use serde_json::Value;
+
+        #[derive(Debug, Deserialize)]
+        #[serde(rename_all = "camelCase", deny_unknown_fields)]
+        pub struct DeltaRequest {
+            pub keep: usize,
+            #[serde(default)]
+            pub append: Vec<Value>,
+            #[serde(default)]
+            pub prompt: Option<String>,
+            #[serde(default)]
+            pub budget: Option<usize>,
+            #[serde(default)]
+            pub reuse: bool,
+        }
+    }
+
+    #[test]
+    fn delta_request_reader_matches_the_derived_one() {
+        let mut cases = 0;
+        for v in [
+            json!({"keep": 3, "append": [{"role": "user", "content": "hi"}], "prompt": "p", "budget": 900}),
+            json!({"append": [], "keep": 0, "prompt": null, "budget": null}),
+            json!({"keep": 2, "reuse": true}),
+            json!({"keep": 2, "reuse": "yes"}),
+            json!({"keep": 1, "bogus": 1}),
+            json!({"prompt": "x"}),
+            json!([2, [], "p", 5]),
+            json!([2]),
+            json!([]),
+            json!([1, [], null, null, 7]),
+            json!([1, [], null, null, false, 7]),
+        ] {
+            cases += crate::read::testing::agree(
+                &v,
+                DeltaRequest::from_value,
+                |t: &str| serde_json::from_str::<derived::DeltaRequest>(t),
+                |r| format!("{:?}", (r.keep, r.append, r.prompt, r.budget, r.reuse)),
+                |r| format!("{:?}", (r.keep, r.append, r.prompt, r.budget, r.reuse)),
+            );
+        }
+        assert!(cases > 100, "{cases}");
+    }
 
     fn history(turns: usize) -> Vec<Value> {
         (0..turns)

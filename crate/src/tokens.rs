@@ -106,13 +106,19 @@ pub fn text(s: &str) -> usize {
     CharClasses::of(s).tokens()
 }
 
+/// The compact JSON text of a value (what its `Display` prints). `serde_json::to_string`
+/// rather than `to_string()`: `Display` compiles a second JSON printer (over `fmt::Write`).
+pub fn json_text(v: &Value) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
 /// Estimated tokens of a JSON value as the model would see it (strings count as their
 /// text, everything else as its compact JSON).
 fn json_value(v: &Value) -> usize {
     match v {
         Value::String(s) => text(s),
         Value::Null => 0,
-        other => text(&other.to_string()),
+        other => text(&json_text(other)),
     }
 }
 

@@ -47,12 +47,12 @@
 //! "false" boundaries are real sub-topic changes. Pushing 10,000 turns of 500 words and
 //! segmenting them takes about 0.4 s of CPU in release mode (tests/topics.rs has the timing).
 
+use crate::hash::HashMap;
 use crate::turns::sort_by;
 use serde::Serialize;
 use std::cell::RefCell;
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::BinaryHeap;
 use std::ops::RangeInclusive;
 
 /// The text a person wrote, without host metadata (see [`crate::hostmeta`]).
@@ -696,52 +696,9 @@ struct Weights {
 // Vocabulary
 // ---------------------------------------------------------------------------------------------
 
-/// FxHash (the rustc hasher): fast on short keys, deterministic. Only used for lookups; no
-/// output ever depends on iteration order.
-#[derive(Default, Clone, Copy)]
-struct FxHasher {
-    hash: u64,
-}
-
-const FX_SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-
-impl FxHasher {
-    #[inline]
-    fn add(&mut self, word: u64) {
-        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(FX_SEED);
-    }
-}
-
-impl Hasher for FxHasher {
-    #[inline]
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            let mut word = [0u8; 8];
-            word.copy_from_slice(chunk);
-            self.add(u64::from_le_bytes(word));
-        }
-        let mut tail = 0u64;
-        for (k, &b) in chunks.remainder().iter().enumerate() {
-            tail |= (b as u64) << (8 * k);
-        }
-        self.add(tail);
-    }
-
-    #[inline]
-    fn write_u8(&mut self, i: u8) {
-        self.add(i as u64);
-    }
-
-    #[inline]
-    fn finish(&self) -> u64 {
-        self.hash
-    }
-}
-
 #[derive(Debug, Clone, Default)]
 struct Vocab {
-    ids: HashMap<Box<str>, u32, BuildHasherDefault<FxHasher>>,
+    ids: HashMap<Box<str>, u32>,
     terms: Vec<Box<str>>,
     /// Number of turns containing each term.
     df: Vec<u32>,
@@ -1290,14 +1247,121 @@ pub fn push_lowercase(out: &mut String, c: char) {
     out.push(lower.unwrap_or(c));
 }
 
-/// `s` lowercased character by character (as `char::to_lowercase`; unlike
-/// `str::to_lowercase`, a final capital sigma becomes `σ`, not `ς`).
+/// `s` lowercased exactly as `str::to_lowercase` does: each character as [`push_lowercase`],
+/// except that a capital sigma ending a word becomes `ς` (Unicode's `Final_Sigma`: a cased
+/// letter before it and none after it, case-ignorable characters skipped). The test
+/// `final_sigma_matches_std` checks the rule around every character.
 pub fn lowercase(s: &str) -> String {
+    // Runs of ASCII are copied as they are and lowercased at the end, all at once (no
+    // character lowercases to an ASCII capital).
     let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        push_lowercase(&mut out, c);
+    let mut copied = 0;
+    while let Some(k) = s.as_bytes()[copied..].iter().position(|b| !b.is_ascii()) {
+        let i = copied + k;
+        let c = s[i..].chars().next().unwrap_or_default();
+        out.push_str(&s[copied..i]);
+        copied = i + c.len_utf8();
+        if c == 'Σ' {
+            let word_final = cased_next(&mut s[..i].chars().rev()) && !cased_next(&mut s[copied..].chars());
+            out.push(if word_final { 'ς' } else { 'σ' });
+        } else {
+            push_lowercase(&mut out, c);
+        }
     }
+    out.push_str(&s[copied..]);
+    out.make_ascii_lowercase();
     out
+}
+
+/// Whether the first character of `chars` that is not case-ignorable is cased.
+fn cased_next(chars: &mut dyn Iterator<Item = char>) -> bool {
+    for c in chars {
+        if !case_ignorable(c) {
+            return cased(c);
+        }
+    }
+    false
+}
+
+/// Unicode's `Cased` (for the characters that are not case-ignorable: the others are skipped
+/// before it is asked): lowercase, uppercase or titlecase.
+fn cased(c: char) -> bool {
+    c.is_lowercase()
+        || c.is_uppercase()
+        || matches!(c, '\u{1C5}' | '\u{1C8}' | '\u{1CB}' | '\u{1F2}' | '\u{1F88}'..='\u{1F8F}'
+            | '\u{1F98}'..='\u{1F9F}' | '\u{1FA8}'..='\u{1FAF}' | '\u{1FBC}' | '\u{1FCC}' | '\u{1FFC}')
+}
+
+/// Unicode's `Case_Ignorable`, as `str::to_lowercase` uses it for the final sigma: the
+/// lengths of alternating runs of characters from U+0000 (not ignorable, ignorable, ...),
+/// each a LEB128 number. Printed by the ignored test `print_case_ignorable` from
+/// `str::to_lowercase`; 1 KB, where std's tables would cost over 15 KB of wasm.
+#[rustfmt::skip]
+const CASE_IGNORABLE: [u8; 987] = [
+    39, 1, 6, 1, 11, 1, 35, 1, 1, 1, 71, 1, 4, 1, 1, 1, 4, 1, 2, 2, 247, 3, 192, 1,
+    4, 2, 4, 1, 9, 2, 1, 1, 251, 1, 7, 207, 1, 1, 5, 1, 49, 45, 1, 1, 1, 2, 1, 2,
+    1, 1, 44, 1, 11, 6, 10, 11, 1, 1, 35, 1, 10, 21, 16, 1, 101, 8, 1, 10, 1, 4, 33, 1,
+    1, 1, 30, 27, 91, 11, 58, 11, 4, 1, 2, 1, 24, 24, 43, 3, 44, 1, 7, 2, 5, 9, 41, 58,
+    55, 1, 1, 1, 4, 8, 4, 1, 3, 7, 10, 2, 13, 1, 15, 1, 58, 1, 4, 4, 8, 1, 20, 2,
+    26, 1, 2, 2, 57, 1, 4, 2, 4, 2, 2, 3, 3, 1, 30, 2, 3, 1, 11, 2, 57, 1, 4, 5,
+    1, 2, 4, 1, 20, 2, 22, 6, 1, 1, 58, 1, 2, 1, 1, 4, 8, 1, 7, 2, 11, 2, 30, 1,
+    61, 1, 12, 1, 50, 1, 3, 1, 55, 1, 1, 3, 5, 3, 1, 4, 7, 2, 11, 2, 29, 1, 58, 1,
+    2, 1, 6, 1, 5, 2, 20, 2, 28, 2, 57, 2, 4, 4, 8, 1, 20, 2, 29, 1, 72, 1, 7, 3,
+    1, 1, 90, 1, 2, 7, 11, 9, 98, 1, 2, 9, 9, 1, 1, 7, 73, 2, 27, 1, 1, 1, 1, 1,
+    55, 14, 1, 5, 1, 2, 5, 11, 1, 36, 9, 1, 102, 4, 1, 6, 1, 2, 2, 2, 25, 2, 4, 3,
+    16, 4, 13, 1, 2, 2, 6, 1, 15, 1, 94, 1, 224, 4, 3, 178, 7, 3, 29, 2, 30, 2, 30, 2,
+    64, 2, 1, 7, 8, 1, 2, 11, 3, 1, 5, 1, 45, 5, 51, 1, 65, 2, 34, 1, 118, 3, 4, 2,
+    9, 1, 6, 3, 219, 1, 2, 2, 1, 58, 1, 1, 7, 1, 1, 1, 1, 2, 8, 6, 10, 2, 1, 39,
+    1, 8, 46, 2, 12, 20, 4, 48, 1, 1, 5, 1, 1, 5, 1, 40, 9, 12, 2, 32, 4, 2, 2, 1,
+    3, 56, 1, 1, 2, 3, 1, 1, 3, 58, 8, 2, 2, 64, 6, 82, 3, 1, 13, 1, 7, 4, 1, 6,
+    1, 3, 2, 50, 63, 13, 1, 34, 101, 189, 3, 1, 1, 3, 11, 3, 13, 3, 13, 3, 13, 2, 12, 5,
+    8, 2, 10, 1, 2, 1, 2, 5, 49, 5, 1, 10, 1, 1, 13, 1, 16, 13, 51, 33, 139, 23, 2, 113,
+    3, 125, 1, 15, 1, 96, 32, 47, 1, 213, 3, 1, 36, 4, 3, 5, 5, 1, 93, 6, 93, 3, 150, 222,
+    1, 1, 226, 9, 6, 142, 2, 1, 98, 4, 1, 10, 1, 1, 28, 4, 80, 2, 14, 34, 78, 1, 23, 3,
+    102, 4, 3, 2, 8, 1, 3, 1, 4, 1, 25, 2, 5, 1, 151, 1, 2, 26, 18, 13, 1, 38, 8, 25,
+    11, 46, 3, 48, 1, 2, 4, 2, 2, 17, 1, 21, 2, 66, 6, 2, 2, 2, 2, 12, 1, 8, 1, 35,
+    1, 11, 1, 51, 1, 1, 3, 2, 2, 5, 2, 1, 1, 27, 1, 14, 2, 5, 2, 1, 1, 100, 5, 9,
+    3, 121, 1, 2, 1, 4, 1, 176, 158, 1, 1, 147, 1, 17, 189, 4, 16, 3, 1, 12, 16, 34, 1, 2,
+    1, 169, 1, 1, 7, 1, 6, 1, 11, 1, 35, 1, 1, 1, 47, 1, 45, 2, 67, 1, 21, 3, 129, 4,
+    1, 226, 1, 1, 149, 1, 5, 133, 8, 6, 1, 42, 1, 9, 198, 4, 3, 1, 2, 5, 4, 40, 3, 4,
+    1, 165, 1, 2, 189, 4, 4, 38, 1, 26, 5, 1, 1, 187, 2, 2, 24, 1, 52, 6, 70, 11, 49, 4,
+    123, 1, 54, 15, 41, 1, 2, 2, 10, 3, 49, 4, 2, 2, 2, 1, 4, 1, 10, 1, 50, 3, 36, 5,
+    1, 8, 62, 1, 12, 2, 52, 9, 10, 4, 2, 1, 95, 3, 2, 1, 1, 2, 6, 1, 2, 1, 157, 1,
+    1, 3, 8, 21, 2, 57, 2, 3, 1, 37, 7, 3, 5, 70, 6, 13, 1, 1, 1, 1, 1, 14, 2, 85,
+    8, 2, 3, 1, 1, 23, 1, 84, 6, 1, 1, 4, 2, 1, 2, 238, 1, 4, 6, 2, 1, 2, 27, 2,
+    85, 8, 2, 1, 1, 2, 106, 1, 1, 1, 2, 6, 1, 1, 101, 1, 1, 1, 2, 4, 1, 5, 131, 2,
+    9, 1, 2, 128, 2, 2, 1, 1, 4, 1, 144, 1, 4, 2, 2, 4, 1, 32, 10, 40, 6, 2, 4, 8,
+    1, 9, 6, 2, 3, 46, 13, 1, 2, 198, 1, 1, 1, 3, 1, 1, 201, 1, 7, 1, 6, 1, 1, 82,
+    22, 2, 7, 1, 2, 1, 2, 122, 6, 3, 1, 1, 2, 1, 7, 1, 1, 72, 2, 3, 1, 1, 1, 65,
+    1, 153, 2, 2, 11, 2, 52, 5, 5, 1, 1, 1, 23, 1, 213, 41, 17, 6, 15, 200, 89, 12, 3, 3,
+    192, 19, 5, 59, 7, 9, 4, 252, 3, 3, 40, 2, 226, 3, 1, 63, 17, 64, 2, 1, 2, 13, 2, 252,
+    127, 4, 1, 7, 1, 2, 158, 25, 2, 1, 4, 220, 36, 46, 2, 23, 160, 4, 3, 9, 16, 2, 7, 30,
+    4, 148, 1, 3, 187, 15, 55, 4, 50, 8, 1, 14, 1, 22, 5, 1, 15, 208, 10, 7, 1, 17, 2, 7,
+    1, 2, 1, 5, 5, 62, 33, 1, 160, 1, 14, 240, 2, 1, 61, 4, 251, 3, 5, 254, 1, 2, 243, 1,
+    1, 2, 1, 7, 2, 5, 1, 9, 1, 208, 3, 7, 109, 8, 175, 21, 5, 129, 152, 48, 1, 30, 96, 128,
+    1, 240, 1,
+];
+
+fn case_ignorable(c: char) -> bool {
+    let (mut end, mut ignorable, mut i) = (0u32, false, 0);
+    while i < CASE_IGNORABLE.len() {
+        let (mut len, mut shift) = (0u32, 0);
+        loop {
+            let b = CASE_IGNORABLE[i];
+            i += 1;
+            len |= u32::from(b & 0x7F) << shift;
+            shift += 7;
+            if b < 0x80 {
+                break;
+            }
+        }
+        end += len;
+        if (c as u32) < end {
+            return ignorable;
+        }
+        ignorable = !ignorable;
+    }
+    ignorable
 }
 
 #[cfg(test)]
@@ -1355,7 +1419,112 @@ mod tests {
             let std: String = c.to_lowercase().collect();
             assert_eq!(ours, std, "U+{:04X}", c as u32);
         }
-        assert_eq!(lowercase("ΟΔΟΣ İstanbul ÀÉ Ǆ"), "οδοσ i\u{307}stanbul àé ǆ");
+    }
+
+    #[test]
+    fn final_sigma_matches_std() {
+        // std's classification of each character, read from `str::to_lowercase`: a sigma after
+        // `A` then `c` is final when `c` is case-ignorable or cased, after `1` then `c` only when
+        // `c` is cased and not ignorable.
+        let fin = |s: String| s.to_lowercase().ends_with('ς');
+        let mut std_ignorable = Vec::new();
+        for u in 0..=0x10FFFFu32 {
+            let Some(c) = char::from_u32(u).filter(|&c| c != 'Σ') else {
+                std_ignorable.push(false);
+                continue;
+            };
+            let (a, b) = (fin(format!("A{c}Σ")), fin(format!("1{c}Σ")));
+            let ignorable = a && !b;
+            std_ignorable.push(ignorable);
+            if !ignorable {
+                assert_eq!(cased(c), a, "cased U+{u:04X}");
+            }
+        }
+        // Both are constant between their boundaries: compare them at every boundary.
+        let mut points: Vec<u32> = (1..std_ignorable.len())
+            .filter(|&u| std_ignorable[u] != std_ignorable[u - 1])
+            .map(|u| u as u32)
+            .collect();
+        let (mut end, mut i) = (0u32, 0);
+        while i < CASE_IGNORABLE.len() {
+            let (mut len, mut shift) = (0u32, 0);
+            while CASE_IGNORABLE[i] >= 0x80 {
+                len |= u32::from(CASE_IGNORABLE[i] & 0x7F) << shift;
+                (i, shift) = (i + 1, shift + 7);
+            }
+            len |= u32::from(CASE_IGNORABLE[i]) << shift;
+            i += 1;
+            end += len;
+            points.push(end);
+        }
+        points.push(0);
+        for u in points.into_iter().filter(|&u| u <= 0x10FFFF) {
+            if let Some(c) = char::from_u32(u).filter(|&c| c != 'Σ') {
+                assert_eq!(case_ignorable(c), std_ignorable[u as usize], "ignorable U+{u:04X}");
+            }
+        }
+        // The whole rule, on a sample of characters and on a few words.
+        for c in (0..=0x10FFFFu32).step_by(61).filter_map(char::from_u32) {
+            for s in [format!("A{c}Σ"), format!("1{c}Σ"), format!("AΣ{c}a"), format!("AΣ{c}")] {
+                assert_eq!(lowercase(&s), s.to_lowercase(), "U+{:04X}", c as u32);
+            }
+        }
+        for s in [
+            "ΟΔΟΣ İstanbul ÀÉ Ǆ",
+            "Σ",
+            "ΣΣ",
+            "ΑΣ",
+            "ΑΣΑ",
+            "ΑΣ'Α",
+            "Α'Σ",
+            "ΟΔΟΣ. ΚΑΙ ΣΑΣ",
+            "aΣ\u{301}",
+            "aΣ\u{301}b",
+            "ǅΣ x",
+            "ʰΣ",
+            "1ʰΣ",
+            "",
+        ] {
+            assert_eq!(lowercase(s), s.to_lowercase(), "{s}");
+        }
+    }
+
+    /// Prints [`CASE_IGNORABLE`] from `str::to_lowercase` (after a Unicode update:
+    /// `cargo test -p contextfold --lib print_case_ignorable -- --ignored --nocapture`).
+    /// A character `c` is case-ignorable when a sigma after `A` then `c` is final but a sigma
+    /// after `1` then `c` is not.
+    #[test]
+    #[ignore]
+    fn print_case_ignorable() {
+        let ignorable = |c: char| {
+            let fin = |s: String| s.to_lowercase().ends_with('ς');
+            c != 'Σ' && fin(format!("A{c}Σ")) && !fin(format!("1{c}Σ"))
+        };
+        let mut runs = Vec::new();
+        let (mut current, mut len) = (false, 0u32);
+        for u in 0..=0x10FFFFu32 {
+            if char::from_u32(u).is_some_and(ignorable) != current {
+                runs.push(len);
+                (current, len) = (!current, 0);
+            }
+            len += 1;
+        }
+        let mut bytes = Vec::new();
+        for mut v in runs {
+            while v >= 0x80 {
+                bytes.push((v & 0x7F) as u8 | 0x80);
+                v >>= 7;
+            }
+            bytes.push(v as u8);
+        }
+        println!("const CASE_IGNORABLE: [u8; {}] = [", bytes.len());
+        for row in bytes.chunks(24) {
+            println!(
+                "    {}",
+                row.iter().map(|b| format!("{b},")).collect::<Vec<_>>().join(" ")
+            );
+        }
+        println!("];");
     }
 
     /// Prints [`LOWER_RUNS`] from std's tables (after a Unicode update:

@@ -63,7 +63,7 @@ impl TokenBreakdown {
             for c in calls {
                 if let Some(f) = field(c, "function") {
                     self.tool_call += tokens::text(message::str_field(f, "name"));
-                    self.tool_call += tokens::text(&field(f, "arguments").map(|a| a.to_string()).unwrap_or_default());
+                    self.tool_call += tokens::text(&field(f, "arguments").map(tokens::json_text).unwrap_or_default());
                 }
             }
         }
@@ -117,11 +117,11 @@ fn content_key(m: &Value) -> u64 {
     h.write(message::role(m).as_bytes());
     h.write(&[0]);
     if let Some(c) = field(m, "content") {
-        h.write(c.to_string().as_bytes());
+        h.write(tokens::json_text(c).as_bytes());
     }
     h.write(&[0]);
     if let Some(t) = field(m, "timestamp") {
-        h.write(t.to_string().as_bytes());
+        h.write(tokens::json_text(t).as_bytes());
     }
     h.finish()
 }
@@ -239,15 +239,27 @@ pub fn sorted_order(n: usize, less: &mut dyn FnMut(usize, usize) -> bool) -> Vec
 }
 
 /// Sorts `v` stably by `less` (see [`sorted_order`]).
-pub fn sort_by<T>(v: &mut Vec<T>, mut less: impl FnMut(&T, &T) -> bool) {
+pub fn sort_by<T>(v: &mut [T], mut less: impl FnMut(&T, &T) -> bool) {
     sort_dyn(v, &mut less);
 }
 
 /// [`sort_by`], compiled once per element type rather than once per comparator.
-fn sort_dyn<T>(v: &mut Vec<T>, less: &mut dyn FnMut(&T, &T) -> bool) {
+fn sort_dyn<T>(v: &mut [T], less: &mut dyn FnMut(&T, &T) -> bool) {
     let order = sorted_order(v.len(), &mut |a, b| less(&v[a], &v[b]));
-    let mut slots: Vec<Option<T>> = v.drain(..).map(Some).collect();
-    v.extend(order.into_iter().filter_map(|k| slots[k].take()));
+    // Position i takes the item at order[i]: along each cycle of the permutation, swapping
+    // every position with the next one moves each item once.
+    let mut placed = vec![false; order.len()];
+    for start in 0..order.len() {
+        let mut i = start;
+        while !placed[i] {
+            placed[i] = true;
+            let next = order[i];
+            if next != start {
+                v.swap(i, next);
+            }
+            i = next;
+        }
+    }
 }
 
 #[cfg(test)]

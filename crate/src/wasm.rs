@@ -4,6 +4,8 @@
 //! JS as `Error`s with the core's message; a panic (a bug) is printed by the panic hook and
 //! surfaces as a `RuntimeError`, after which the JS layer re-creates the instance.
 
+use crate::read::{self, Parsed};
+use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(start)]
@@ -36,7 +38,7 @@ pub fn version() -> String {
 /// The engine's default options, as JSON (the manifest schema mirrors them).
 #[wasm_bindgen(js_name = defaultConfig)]
 pub fn default_config() -> Result<String, JsError> {
-    serde_json::to_string(&crate::config::Config::default()).map_err(|e| JsError::new(&e.to_string()))
+    Ok(crate::config::DEFAULT_JSON.to_string())
 }
 
 /// A one-shot assemble over a whole transcript: `{messages, entries?, prompt?, budget?,
@@ -52,12 +54,21 @@ pub fn summarize(input: &str) -> Result<String, JsError> {
     crate::summarize_json(input).map_err(to_js)
 }
 
-fn parse<T: serde::de::DeserializeOwned>(s: &str) -> Result<T, JsError> {
-    serde_json::from_str(s).map_err(|e| JsError::new(&format!("invalid input: {e}")))
+fn invalid(e: serde_json::Error) -> JsError {
+    JsError::new(&format!("invalid input: {e}"))
+}
+
+/// Parses a JSON argument and reads it by hand (see [`crate::read`]).
+fn parse<T>(s: &str, read: fn(Value) -> Parsed<T>) -> Result<T, JsError> {
+    read(serde_json::from_str(s).map_err(invalid)?).map_err(invalid)
 }
 
 fn json<T: serde::Serialize>(v: &T) -> Result<String, JsError> {
     serde_json::to_string(v).map_err(|e| JsError::new(&e.to_string()))
+}
+
+fn entries_of(v: Value) -> Parsed<Vec<crate::index::Entry>> {
+    read::list(v, crate::index::Entry::from_value)
 }
 
 /// A live session: index, topics and caches kept inside the wasm instance between requests.
@@ -69,14 +80,14 @@ impl Session {
     /// Creates a session with the engine config (JSON object).
     #[wasm_bindgen(constructor)]
     pub fn new(config: &str) -> Result<Session, JsError> {
-        let v: serde_json::Value = parse(config)?;
+        let v: Value = parse(config, Ok)?;
         let cfg = crate::config::Config::from_json(&v).map_err(to_js)?;
         Ok(Session(crate::session::Session::new(cfg)))
     }
 
     /// Replaces the config.
     pub fn configure(&mut self, config: &str) -> Result<(), JsError> {
-        let v: serde_json::Value = parse(config)?;
+        let v: Value = parse(config, Ok)?;
         self.0.set_config(crate::config::Config::from_json(&v).map_err(to_js)?);
         Ok(())
     }
@@ -84,7 +95,7 @@ impl Session {
     /// Loads a persisted index; false when its version is not this build's.
     #[wasm_bindgen(js_name = loadIndex)]
     pub fn load_index(&mut self, index: &str) -> Result<bool, JsError> {
-        Ok(self.0.load_index(parse(index)?))
+        Ok(self.0.load_index(parse(index, crate::index::SessionIndex::from_value)?))
     }
 
     /// The index as JSON (to persist, and for the CLI and tools).
@@ -95,13 +106,13 @@ impl Session {
 
     /// Rebuilds the index from all transcript entries.
     pub fn rebuild(&mut self, entries: &str) -> Result<String, JsError> {
-        let e: Vec<crate::index::Entry> = parse(entries)?;
+        let e = parse(entries, entries_of)?;
         json(&self.0.rebuild(&e))
     }
 
     /// Appends new transcript entries; the result's `rewrite` asks for a rebuild.
     pub fn append(&mut self, entries: &str) -> Result<String, JsError> {
-        let e: Vec<crate::index::Entry> = parse(entries)?;
+        let e = parse(entries, entries_of)?;
         json(&self.0.append(&e))
     }
 
@@ -109,7 +120,7 @@ impl Session {
     /// one: `{keep, append, prompt?, budget?}`.
     #[wasm_bindgen(js_name = assembleDelta)]
     pub fn assemble_delta(&mut self, request: &str) -> Result<String, JsError> {
-        let r: crate::session::DeltaRequest = parse(request)?;
+        let r = parse(request, crate::session::DeltaRequest::from_value)?;
         json(&self.0.assemble_delta(r).map_err(to_js)?)
     }
 
@@ -122,27 +133,38 @@ impl Session {
     /// Topics and the topic of each turn.
     pub fn topics(&mut self) -> Result<String, JsError> {
         let (topics, of) = self.0.topics();
-        json(&serde_json::json!({ "topics": topics, "topicOfTurn": of }))
+        // A struct rather than `json!`: `json!` would serialize `Topic` a second time, into a
+        // `Value`.
+        #[derive(serde::Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Topics<'a> {
+            topics: &'a [crate::topics::Topic],
+            topic_of_turn: &'a [usize],
+        }
+        json(&Topics {
+            topics: &topics,
+            topic_of_turn: &of,
+        })
     }
 
     /// Adds summaries (`{turnId: text}`).
     #[wasm_bindgen(js_name = setSummaries)]
     pub fn set_summaries(&mut self, summaries: &str) -> Result<(), JsError> {
-        self.0.set_summaries(parse(summaries)?);
+        self.0.set_summaries(parse(summaries, |v| read::map(v, read::string))?);
         Ok(())
     }
 
     /// Adds sub-topic labels (`{turnId: label}`).
     #[wasm_bindgen(js_name = setSubtopics)]
     pub fn set_subtopics(&mut self, labels: &str) -> Result<(), JsError> {
-        self.0.set_subtopics(parse(labels)?);
+        self.0.set_subtopics(parse(labels, |v| read::map(v, read::string))?);
         Ok(())
     }
 
     /// Replaces the sticky fold decisions (`[turnId]`).
     #[wasm_bindgen(js_name = setFolded)]
     pub fn set_folded(&mut self, ids: &str) -> Result<(), JsError> {
-        let v: Vec<String> = parse(ids)?;
+        let v = parse(ids, read::strings)?;
         self.0.set_folded(v);
         Ok(())
     }
@@ -156,13 +178,13 @@ impl Session {
     /// Deterministic sub-topic labels of every turn (`{turnId: "lex:<label>"}`).
     #[wasm_bindgen(js_name = heuristicSubtopics)]
     pub fn heuristic_subtopics(&mut self) -> Result<String, JsError> {
-        json(&self.0.heuristic_subtopics())
+        Ok(crate::tokens::json_text(&Value::Object(self.0.heuristic_subtopics())))
     }
 
     /// Replaces the boundaries judged "same topic" (`[turnId]` of the turns opening them).
     #[wasm_bindgen(js_name = setMerged)]
     pub fn set_merged(&mut self, ids: &str) -> Result<(), JsError> {
-        let v: Vec<String> = parse(ids)?;
+        let v = parse(ids, read::strings)?;
         self.0.set_merged(v);
         Ok(())
     }
@@ -175,7 +197,7 @@ impl Session {
     /// Replaces the pins (`{turnIds, tools, patterns}`).
     #[wasm_bindgen(js_name = setPins)]
     pub fn set_pins(&mut self, pins: &str) -> Result<(), JsError> {
-        self.0.set_pins(parse(pins)?);
+        self.0.set_pins(parse(pins, read::pins)?);
         Ok(())
     }
 }
