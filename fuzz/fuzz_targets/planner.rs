@@ -71,7 +71,7 @@ fuzz_target!(|data: &[u8]| {
         prompt: prompt.clone(),
         budget,
         config: config.clone(),
-        summaries,
+        summaries: summaries.into_iter().collect(),
         folded,
         pins,
     };
