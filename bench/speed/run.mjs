@@ -6,7 +6,8 @@
 //
 // For each size, in one process and one run:
 //   floor        JSON.parse(JSON.stringify(history)): the cost of merely copying the messages,
-//                timed on each per-turn request's history just before that request
+//                timed on each per-turn request's history right after that request (its
+//                garbage then lands on the next commitTurn, not on the next request)
 //   assemble     the engine adapter's `assemble` (what the host calls: boundary crossing, core,
 //                side caches), in three situations:
 //                  first   the first request after the engine opened the session (cold)
@@ -98,7 +99,7 @@ async function measureSize(n, { createEngine, core, native }) {
   const r = { turns: n, messages: history.length, historyBytes: Buffer.byteLength(historyJson), reps };
 
   // The floor: copying the messages once through JSON. These rounds warm it up; the floor
-  // reported is measured on each per-turn request's history just before that request (below),
+  // reported is measured on each per-turn request's history right after that request (below),
   // so that both see the same input and the same state of a shared machine.
   for (let i = 0; i < reps; i++) time(() => JSON.parse(JSON.stringify(history)));
 
@@ -147,9 +148,9 @@ async function measureSize(n, { createEngine, core, native }) {
       const [c] = await timeAsync(() => engine.commitTurn({ ...params, advancementKey: `t${n + k}`, messages: fresh }));
       commitMs.push(c);
       await engine.maintain(params);
-      floorMs.push(time(() => JSON.parse(JSON.stringify(fresh)))[0]);
       const [ms] = await timeAsync(() => call(fresh, promptOf(extra[k])));
       turnMs.push(ms);
+      floorMs.push(time(() => JSON.parse(JSON.stringify(fresh)))[0]);
       prev = extra[k];
     }
     r.turn = stats(turnMs);

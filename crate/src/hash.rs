@@ -44,8 +44,10 @@ impl Hasher for FxHasher {
         self.add(i as u64);
     }
 
+    /// The product's high half folded into the low one: the table picks buckets with the
+    /// low bits (32 of them in wasm), which a multiply alone leaves weak.
     #[inline]
     fn finish(&self) -> u64 {
-        self.hash
+        self.hash ^ (self.hash >> 32)
     }
 }
