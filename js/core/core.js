@@ -101,7 +101,8 @@ export function wrapGlue(glue) {
           } else {
             replaced[st.source] = st.message;
           }
-          st.shared = true;
+          // Not enumerable: a plan reads the same as one from a fresh session.
+          Object.defineProperty(st, "shared", { value: true });
           delete st.reuse;
         }
         sent = kept.concat(append.map((m) => structuredClone(m)));
