@@ -20,7 +20,8 @@ WBV=$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/version = |"/,""); print; ex
 if ! wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $WBV"; then
   say "installing wasm-bindgen-cli $WBV (debug profile: ~1.5 min instead of ~7.5)"
   # --locked is not used: the CLI's own lock file pins crates the registry may not serve.
-  cargo install wasm-bindgen-cli --version "$WBV" --debug --quiet
+  # --force: cargo skips a crate its records list as installed even when the binary is gone.
+  cargo install wasm-bindgen-cli --version "$WBV" --debug --quiet --force
 fi
 
 if [ ! -x node_modules/.bin/wasm-opt ]; then
