@@ -56,6 +56,10 @@ pub struct TurnExplain {
     pub protected: bool,
     /// The turn's message positions `[start, end)` in the input.
     pub range: (usize, usize),
+    /// Sent to a caller that keeps explanations, which already has this one from its previous
+    /// response: serialized as `0` (see [`crate::session::DeltaRequest::reuse`]).
+    #[serde(skip)]
+    pub repeated: bool,
 }
 
 /// Totals of one assemble.
@@ -549,6 +553,7 @@ fn explain(id: &str, topic: &str, decision: Decision, p: &TurnPlan, after: usize
         tokens_after: after,
         protected: p.protected,
         range: (p.span.range.start, p.span.range.end),
+        repeated: false,
     }
 }
 

@@ -46,6 +46,8 @@ pub struct Session {
     history: Vec<Value>,
     /// What is known of the messages of `history`.
     facts: crate::memo::Cache,
+    /// The turn explanations of the last response to a caller that keeps them.
+    sent_turns: Vec<assemble::TurnExplain>,
 }
 
 /// What an index update did.
@@ -83,7 +85,9 @@ pub struct DeltaRequest {
     pub budget: Option<usize>,
     /// The caller keeps the replacement messages of earlier responses: a step whose
     /// replacement was sent before says `"reuse": true` instead of carrying it again, and a
-    /// replacement sent for the first time says `"reuse": false` (keep it).
+    /// replacement sent for the first time says `"reuse": false` (keep it). It keeps the turn
+    /// explanations too: one equal to the explanation at the same position in the previous
+    /// response is sent as `0`.
     pub reuse: bool,
 }
 
@@ -127,12 +131,28 @@ impl DeltaRequest {
 pub struct AssembleResult {
     pub steps: Vec<Step>,
     pub estimated_tokens: usize,
+    #[serde(serialize_with = "turns_out")]
     pub turns: Vec<assemble::TurnExplain>,
     pub stats: assemble::AssembleStats,
     pub summarize: Vec<String>,
     pub folded: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fallback: Option<String>,
+}
+
+/// Turn explanations, each repeated one as `0`.
+fn turns_out<S: serde::Serializer>(turns: &[assemble::TurnExplain], s: S) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    #[serde(untagged)]
+    enum Out<'a> {
+        Repeated(u8),
+        Turn(&'a assemble::TurnExplain),
+    }
+    s.collect_seq(
+        turns
+            .iter()
+            .map(|t| if t.repeated { Out::Repeated(0) } else { Out::Turn(t) }),
+    )
 }
 
 impl Session {
@@ -151,6 +171,7 @@ impl Session {
             pins: Pins::default(),
             history: Vec::new(),
             facts: crate::memo::Cache::default(),
+            sent_turns: Vec::new(),
         }
     }
 
@@ -330,7 +351,7 @@ impl Session {
         history.truncate(req.keep);
         facts.truncate(req.keep);
         history.extend(req.append);
-        let r = crate::memo::with(&history, &mut facts, || {
+        let mut r = crate::memo::with(&history, &mut facts, || {
             let mut r = self.plan(&history, req.prompt.as_deref(), req.budget);
             if req.reuse {
                 for s in &mut r.steps {
@@ -339,6 +360,20 @@ impl Session {
             }
             r
         });
+        if req.reuse {
+            // A caller that starts over (keeps no message) has kept no explanation either.
+            if req.keep == 0 {
+                self.sent_turns.clear();
+            }
+            self.sent_turns.truncate(r.turns.len());
+            for (i, t) in r.turns.iter_mut().enumerate() {
+                match self.sent_turns.get(i) {
+                    Some(prev) if prev == t => t.repeated = true,
+                    Some(_) => self.sent_turns[i] = t.clone(),
+                    None => self.sent_turns.push(t.clone()),
+                }
+            }
+        }
         self.history = history;
         self.facts = facts;
         Ok(r)
@@ -749,5 +784,57 @@ mod tests {
         let third = ask(4, &all[4..]);
         assert_eq!(sources(&third, true), vec![0, 1, 2, 3]);
         assert_eq!(sources(&third, false), (4..12).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn turn_explanations_are_sent_once_to_a_caller_that_keeps_them() {
+        let all = history(6);
+        let mut s = Session::new(Config::default());
+        let mut ask = |keep: usize, append: &[Value], budget: usize| {
+            let r = s
+                .assemble_delta(DeltaRequest {
+                    keep,
+                    append: append.to_vec(),
+                    prompt: Some("next".into()),
+                    budget: Some(budget),
+                    reuse: true,
+                })
+                .unwrap();
+            let v: Value = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
+            (r.turns, v["turns"].as_array().unwrap().clone())
+        };
+        // Each explanation equal to the one at its position in the previous response is `0`;
+        // the others (changed or new) are sent whole.
+        let check = |prev: &[assemble::TurnExplain], turns: &[assemble::TurnExplain], sent: &[Value]| {
+            assert_eq!(turns.len(), sent.len());
+            for (i, t) in turns.iter().enumerate() {
+                // The flag aside (it is set on the response's copy).
+                let plain = |t: &assemble::TurnExplain| assemble::TurnExplain {
+                    repeated: false,
+                    ..t.clone()
+                };
+                let same = prev.get(i).map(plain) == Some(plain(t));
+                if same {
+                    assert_eq!(sent[i], json!(0), "turn {i}");
+                } else {
+                    assert_eq!(sent[i]["id"], json!(t.id), "turn {i}");
+                    assert_eq!(sent[i]["tokensAfter"], json!(t.tokens_after), "turn {i}");
+                }
+            }
+            sent.iter().filter(|t| **t == json!(0)).count()
+        };
+        let (t1, sent) = ask(0, &all[..8], 50_000);
+        assert_eq!(check(&[], &t1, &sent), 0);
+        let (t2, sent) = ask(8, &all[8..], 50_000);
+        assert!(check(&t1, &t2, &sent) >= 2, "{sent:?}");
+        let (t3, sent) = ask(12, &[], 50_000);
+        assert_eq!(check(&t2, &t3, &sent), 6);
+        // A budget that folds old turns changes their explanations: those are sent again.
+        let (t4, sent) = ask(12, &[], 60);
+        assert!(t4.iter().any(|t| t.decision == assemble::Decision::Stubbed), "{t4:?}");
+        assert!(check(&t3, &t4, &sent) < 6);
+        // A caller that starts over gets every explanation.
+        let (_, sent) = ask(0, &all, 60);
+        assert!(sent.iter().all(|t| t.is_object()));
     }
 }

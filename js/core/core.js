@@ -72,7 +72,10 @@ export function wrapGlue(glue) {
       // refers to it with `reuse: true`). Steps hand these to the caller marked `shared`:
       // `applySteps` gives the host a copy of them.
       let replaced = [];
-      let transfer = { kept: 0, sent: 0, reused: 0 };
+      // The turn explanations of the last response: the core sends `0` for one that is the
+      // same as the one at its position here.
+      let explained = [];
+      let transfer = { kept: 0, sent: 0, reused: 0, repeated: 0 };
       const assemble = (req) => {
         const messages = req.messages ?? [];
         const n = Math.min(sent.length, messages.length);
@@ -86,7 +89,20 @@ export function wrapGlue(glue) {
         // Until this request succeeds the core's history is unknown: the next one starts over.
         sent = [];
         replaced.length = Math.min(replaced.length, keep);
+        if (keep === 0) explained = [];
         const r = j(() => s.assembleDelta(text + "}"));
+        const turns = r.turns ?? [];
+        let repeated = 0;
+        for (let i = 0; i < turns.length; i++) {
+          if (turns[i] !== 0) continue;
+          repeated++;
+          if (explained[i] === undefined) {
+            explained = [];
+            throw new Error(`contextfold core referred to an explanation of turn ${i} it never sent`);
+          }
+          turns[i] = explained[i];
+        }
+        explained = turns.slice();
         let reused = 0;
         for (const st of r.steps) {
           if (st.reuse === undefined) continue;
@@ -106,7 +122,7 @@ export function wrapGlue(glue) {
           delete st.reuse;
         }
         sent = kept.concat(append.map((m) => structuredClone(m)));
-        transfer = { kept: keep, sent: append.length, reused };
+        transfer = { kept: keep, sent: append.length, reused, repeated };
         return r;
       };
       return {
@@ -119,7 +135,8 @@ export function wrapGlue(glue) {
         append: (entries) => j(() => s.append(JSON.stringify(entries))),
         assemble,
         /** How the last `assemble` crossed: history messages kept from the previous request and
-         * sent, and replacements the core referred to instead of sending them again. */
+         * sent, replacements the core referred to instead of sending them again, and turn
+         * explanations it repeated from the previous response. */
         lastTransfer: () => transfer,
         topics: () => j(() => s.topics()),
         setSummaries: (m) => call(() => s.setSummaries(JSON.stringify(m))),

@@ -58,15 +58,15 @@ test("a live session sends only new messages, and still sees every change the ho
   const core = await loadCore();
   const { sessionLines } = await import(path.join(ROOT, "bench", "soak", "generate.mjs"));
   const messages = [...sessionLines({ turns: 12, seed: 3 })].map((l) => JSON.parse(l)).filter((v) => v.type === "message").map((v) => v.message);
-  const plan = (s, msgs) => {
-    const r = s.assemble({ messages: msgs, prompt: "next question", budget: 100000 });
-    return applySteps(msgs, r.steps);
+  const plan = (s, msgs, budget = 100000) => {
+    const r = s.assemble({ messages: msgs, prompt: "next question", budget });
+    return { messages: applySteps(msgs, r.steps), turns: r.turns };
   };
   // What a fresh session (the whole history crossing) makes of `msgs`.
-  const fresh = (msgs) => {
+  const fresh = (msgs, budget) => {
     const s = core.newSession({});
     try {
-      return plan(s, msgs);
+      return plan(s, msgs, budget);
     } finally {
       s.free();
     }
@@ -81,9 +81,12 @@ test("a live session sends only new messages, and still sees every change the ho
   // The history grows: the same objects plus new ones.
   assert.deepEqual(plan(live, messages), fresh(messages));
   assert.deepEqual(transfer(), { kept: 20, sent: messages.length - 20 });
-  const again = plan(live, messages);
-  assert.deepEqual(again, fresh(messages));
+  const againPlan = plan(live, messages);
+  const again = againPlan.messages;
+  assert.deepEqual(againPlan, fresh(messages));
   assert.deepEqual(transfer(), { kept: messages.length, sent: 0 });
+  // Turn explanations equal to the previous response's cross once too.
+  assert.equal(live.lastTransfer().repeated, fresh(messages).turns.length);
   // Replacements (cleaned answers) cross once; the host gets copies it may change freely.
   assert.ok(live.lastTransfer().reused > 0, `replacements referred to: ${live.lastTransfer().reused}`);
   const own = again.filter((m) => !messages.includes(m));
@@ -94,7 +97,7 @@ test("a live session sends only new messages, and still sees every change the ho
   const i = messages.findIndex((m, k) => k > 3 && m.role === "assistant" && m.content.some((p) => p.type === "text"));
   messages[i].content.find((p) => p.type === "text").text = "CHANGED-IN-PLACE";
   const out = plan(live, messages);
-  assert.ok(JSON.stringify(out).includes("CHANGED-IN-PLACE"), "an in-place edit of an old message reaches the output");
+  assert.ok(JSON.stringify(out.messages).includes("CHANGED-IN-PLACE"), "an in-place edit of an old message reaches the output");
   assert.deepEqual(out, fresh(messages));
   assert.deepEqual(transfer(), { kept: i, sent: messages.length - i });
   // The history is rewritten shorter (e.g. the host compacted it), then grows again.
@@ -104,5 +107,12 @@ test("a live session sends only new messages, and still sees every change the ho
   // Fresh objects with the same content are recognised as the same history.
   assert.deepEqual(plan(live, structuredClone(messages)), fresh(messages));
   assert.deepEqual(transfer(), { kept: messages.length, sent: 0 });
+  // A tighter budget folds old turns (for good: folds are sticky in a live session): their
+  // explanations change and cross again, the others are repeated.
+  const tight = plan(live, messages, 400);
+  assert.deepEqual(tight, fresh(messages, 400));
+  const folded = tight.turns.filter((t) => t.decision === "stubbed").length;
+  assert.ok(folded > 0, JSON.stringify(tight.turns.map((t) => t.decision)));
+  assert.equal(live.lastTransfer().repeated, tight.turns.length - folded);
   live.free();
 });
