@@ -8,9 +8,10 @@
 //! input unchanged and reports the reason.
 
 use crate::message::{self, Kind, PartKind};
-use crate::pairing::Pairing;
+use crate::pairing::Pairer;
 use crate::steps::Step;
 use serde_json::Value;
+use std::rc::Rc;
 
 /// Why a plan was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,28 +37,55 @@ struct Counts {
     same_role_runs: usize,
 }
 
-fn counts(ms: &[&Value]) -> Counts {
+/// What the standalone rules need of one message.
+#[derive(Debug)]
+pub struct Shape {
+    kind: Kind,
+    /// An assistant message that is empty or has blank text.
+    blank: bool,
+    calls: Vec<String>,
+    results: Vec<String>,
+}
+
+fn shape(m: &Value) -> Shape {
+    let kind = message::kind(m);
+    Shape {
+        kind,
+        blank: kind == Kind::Assistant && (message::is_empty_assistant(m) || has_blank_text(m)),
+        calls: message::tool_calls(m).into_iter().map(|c| c.id).collect(),
+        results: message::result_ids(m),
+    }
+}
+
+/// The shape of a step's output message: remembered for input messages and for the
+/// replacements a live session keeps (see [`crate::memo`]).
+fn shape_of(input: &[Value], s: &Step) -> Rc<Shape> {
+    match (&s.message, s.source) {
+        (None, Some(i)) => crate::memo::derived(&input[i], crate::memo::SHAPE, 0, shape),
+        (Some(m), Some(i)) => crate::memo::replacement_derived(&input[i], m, shape),
+        (m, None) => Rc::new(shape(m.as_deref().unwrap_or(&Value::Null))),
+    }
+}
+
+fn counts(ms: &[Rc<Shape>]) -> Counts {
     let mut c = Counts::default();
-    let pairing = Pairing::of_refs(ms.iter().copied());
+    let mut pairer = Pairer::default();
+    for m in ms {
+        pairer.push_ids(m.calls.iter().cloned(), &m.results);
+    }
+    let pairing = pairer.pairing();
+    let turn_msg = |i: &usize| matches!(ms[*i].kind, Kind::User | Kind::Assistant);
     let sig: Vec<usize> = (0..ms.len())
-        .filter(|&i| matches!(message::kind(ms[i]), Kind::User | Kind::Assistant | Kind::ToolResult))
+        .filter(|&i| matches!(ms[i].kind, Kind::User | Kind::Assistant | Kind::ToolResult))
         .collect();
     // The live, unfinished tool loop at the very end may have unanswered calls.
-    let last_turn_msg = sig
-        .iter()
-        .rev()
-        .find(|&&i| matches!(message::kind(ms[i]), Kind::User | Kind::Assistant))
-        .copied();
+    let last_turn_msg = sig.iter().rev().find(|i| turn_msg(i)).copied();
     for (pos, &i) in sig.iter().enumerate() {
-        let m = ms[i];
-        match message::kind(m) {
+        let m = &ms[i];
+        match m.kind {
             Kind::Assistant => {
                 // Rule 1: answered, and before the next user/assistant message.
-                let next_turn = sig[pos + 1..]
-                    .iter()
-                    .find(|&&k| matches!(message::kind(ms[k]), Kind::User | Kind::Assistant))
-                    .copied()
-                    .unwrap_or(ms.len());
+                let next_turn = sig[pos + 1..].iter().find(|i| turn_msg(i)).copied().unwrap_or(ms.len());
                 for ans in &pairing.answer_of[i] {
                     match ans {
                         // `<=`: an Anthropic user message may carry results next to new text.
@@ -66,17 +94,13 @@ fn counts(ms: &[&Value]) -> Counts {
                         _ => c.unanswered_calls += 1,
                     }
                 }
-                if message::is_empty_assistant(m) || has_blank_text(m) {
+                if m.blank {
                     c.empty += 1;
                 }
             }
             Kind::ToolResult | Kind::User if !pairing.call_of[i].is_empty() => {
                 // Rule 2: answers a call of the nearest preceding assistant message.
-                let nearest = sig[..pos]
-                    .iter()
-                    .rev()
-                    .find(|&&k| matches!(message::kind(ms[k]), Kind::User | Kind::Assistant))
-                    .copied();
+                let nearest = sig[..pos].iter().rev().find(|i| turn_msg(i)).copied();
                 for call in &pairing.call_of[i] {
                     match call {
                         Some((a, _)) if Some(*a) == nearest => {}
@@ -88,7 +112,7 @@ fn counts(ms: &[&Value]) -> Counts {
         }
         // Rule 12: same-role runs among prompts and answers.
         if pos > 0 {
-            let (a, b) = (message::kind(ms[sig[pos - 1]]), message::kind(m));
+            let (a, b) = (ms[sig[pos - 1]].kind, m.kind);
             if a == b && matches!(a, Kind::User | Kind::Assistant) {
                 c.same_role_runs += 1;
             }
@@ -96,7 +120,7 @@ fn counts(ms: &[&Value]) -> Counts {
     }
     // Rule 11: the conversation starts with a user prompt.
     if let Some(&first) = sig.first() {
-        if message::kind(ms[first]) != Kind::User {
+        if ms[first].kind != Kind::User {
             c.first_not_user = 1;
         }
     }
@@ -144,12 +168,13 @@ pub fn check(input: &[Value], steps: &[Step], live_from: Option<usize>) -> Resul
     }
     // The output may keep a violation the input already had: the input is counted only when
     // the output has one (most plans have none).
-    let output: Vec<&Value> = steps.iter().map(|s| s.resolve(input)).collect();
+    let output: Vec<Rc<Shape>> = steps.iter().map(|s| shape_of(input, s)).collect();
     let b = counts(&output);
     if b == Counts::default() {
         return Ok(());
     }
-    let a = counts(&input.iter().collect::<Vec<_>>());
+    let whole: Vec<Rc<Shape>> = (0..input.len()).map(|i| shape_of(input, &Step::keep(i))).collect();
+    let a = counts(&whole);
     let pairs: [(u8, &str, usize, usize); 5] = [
         (
             1,

@@ -18,11 +18,13 @@ const UNKNOWN_TOKENS: u32 = u32::MAX;
 const UNKNOWN_KIND: u8 = u8::MAX;
 
 /// Kinds of values [`derived`] from a message.
-const FAMILIES: usize = 2;
+const FAMILIES: usize = 3;
 /// The cleaner's copy.
 pub const CLEANED: usize = 0;
 /// The copy with its string content as an array of parts.
 pub const NORMALIZED: usize = 1;
+/// What the validity gate's standalone rules need of the message (`gate::Shape`).
+pub const SHAPE: usize = 2;
 
 /// The remembered facts of one message.
 #[derive(Debug, Clone, Default)]
@@ -43,6 +45,8 @@ struct Replacement {
     /// It was sent to a caller that keeps replacements.
     sent: bool,
     tokens: u32,
+    /// A value derived from it (see [`replacement_derived`]).
+    derived: Option<Rc<dyn Any>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -178,7 +182,9 @@ pub fn derived<T: Any>(m: &Value, family: usize, variant: u8, compute: impl FnOn
                 *slot = Some((variant, any));
             }
             // The replacement recorded was most likely derived from the previous value.
-            f.replacement = None;
+            if family != SHAPE {
+                f.replacement = None;
+            }
         }
     });
     d
@@ -196,6 +202,7 @@ fn with_replacement<R>(m: &Value, replacement: &Rc<Value>, f: impl FnOnce(&mut R
             checked: false,
             sent: false,
             tokens: UNKNOWN_TOKENS,
+            derived: None,
         });
         Rc::ptr_eq(&r.value, replacement).then(|| f(r))
     })
@@ -228,6 +235,19 @@ pub fn replacement_tokens(m: &Value, replacement: &Rc<Value>, compute: impl FnOn
         }
         None => compute(replacement),
     }
+}
+
+/// A value derived from `replacement` of `m` (one type per program: the gate's shape), from
+/// the memo or `compute`d.
+pub fn replacement_derived<T: Any>(m: &Value, replacement: &Rc<Value>, compute: impl FnOnce(&Value) -> T) -> Rc<T> {
+    let known = with_replacement(m, replacement, |r| r.derived.clone()).flatten();
+    if let Some(d) = known.and_then(|d| d.downcast::<T>().ok()) {
+        return d;
+    }
+    let d = Rc::new(compute(replacement));
+    let any: Rc<dyn Any> = d.clone();
+    with_replacement(m, replacement, |r| r.derived = Some(any));
+    d
 }
 
 /// The pairing of `messages` when they are the whole history being planned: extended from
@@ -380,8 +400,14 @@ mod tests {
             assert_eq!(replacement_tokens(&ms[0], &r, |_| 5), 5);
             assert_eq!(replacement_tokens(&ms[0], &r, |_| 6), 5);
             assert_eq!(replacement_tokens(&ms[0], &same_text, |_| 6), 6);
+            assert_eq!(*replacement_derived(&ms[0], &r, |_| 7u8), 7);
+            assert_eq!(*replacement_derived(&ms[0], &r, |_| 8u8), 7);
+            assert_eq!(*replacement_derived(&ms[0], &same_text, |_| 8u8), 8);
         });
-        with(&ms, &mut cache, || assert!(checked(&ms[0], &r)));
+        with(&ms, &mut cache, || {
+            assert!(checked(&ms[0], &r));
+            assert_eq!(*replacement_derived(&ms[0], &r, |_| 9u8), 7);
+        });
         // Not for messages outside the planned slice.
         let other = json!({"a": 1});
         set_checked(&other, &r);

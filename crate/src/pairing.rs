@@ -45,16 +45,20 @@ impl Pairer {
     /// Pairs the next message: its results answer the nearest preceding unanswered calls of
     /// the same ids.
     pub fn push(&mut self, msg: &Value) {
+        let calls = message::tool_calls(msg);
+        self.push_ids(calls.into_iter().map(|c| c.id), &message::result_ids(msg));
+    }
+
+    /// [`Pairer::push`] of a message with these call ids and result ids.
+    pub fn push_ids(&mut self, calls: impl ExactSizeIterator<Item = String>, ids: &[String]) {
         let p = Rc::make_mut(&mut self.pairing);
         let i = p.answer_of.len();
-        let calls = message::tool_calls(msg);
         p.answer_of.push(vec![None; calls.len()]);
-        for (s, c) in calls.into_iter().enumerate() {
-            self.open.push(((i, s), c.id));
+        for (s, c) in calls.enumerate() {
+            self.open.push(((i, s), c));
         }
         // Any message may answer calls: tool-result messages, and Anthropic user messages
         // that carry `tool_result` blocks next to new text.
-        let ids = message::result_ids(msg);
         let mut mine = vec![None; ids.len()];
         for (r, id) in ids.iter().enumerate() {
             if let Some(pos) = self.open.iter().rposition(|(_, cid)| cid == id) {
