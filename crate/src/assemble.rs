@@ -99,9 +99,6 @@ pub struct Context {
     pub pinned: HashSet<String>,
     /// The upcoming prompt is passed separately: every message is part of a finished turn.
     pub history_complete: bool,
-    /// Per turn: lexical similarity to the upcoming prompt (empty without a prompt). Under
-    /// budget pressure the least related turns fold first.
-    pub relevance: Vec<f64>,
 }
 
 /// The planner's result.
@@ -144,7 +141,15 @@ const SHORT_ASK_CHARS: usize = 100;
 const SUMMARY_ASK_TOKENS: usize = 200;
 
 /// Plans what the model sees.
-pub fn assemble(messages: &[Value], budget: usize, cfg: &Config, ctx: &Context) -> Assembled {
+/// `relevance`: per turn, lexical similarity to the upcoming prompt (empty without one); asked
+/// only when turns have to fold for the budget (the least related fold first).
+pub fn assemble(
+    messages: &[Value],
+    budget: usize,
+    cfg: &Config,
+    ctx: &Context,
+    relevance: &dyn Fn() -> Vec<f64>,
+) -> Assembled {
     let (preamble, spans) = turns::split(messages);
     let n = spans.len();
     // Pinned turns are sent exactly as the host has them: not folded and not cleaned.
@@ -259,7 +264,16 @@ pub fn assemble(messages: &[Value], budget: usize, cfg: &Config, ctx: &Context) 
     }
     let total = |plans: &[TurnPlan]| pre_tokens + plans.iter().map(|p| p.tokens).sum::<usize>();
     let threshold = (budget as f64 * cfg.summarize_threshold) as usize;
-    if total(&plans) > threshold {
+    // Turns folded by an earlier request count at their cleaned cost: that request decided
+    // about truncation before it folded them, and this one decides the same way (sticky).
+    let unfolded = pre_tokens
+        + (0..n)
+            .map(|t| match ctx.folded.contains(&id(t)) && !plans[t].protected {
+                true => plans[t].steps.iter().map(|s| s.tokens(messages)).sum(),
+                false => plans[t].tokens,
+            })
+            .sum::<usize>();
+    if unfolded > threshold {
         for p in plans.iter_mut() {
             if p.protected || p.render != Render::Cleaned {
                 continue;
@@ -295,23 +309,33 @@ pub fn assemble(messages: &[Value], budget: usize, cfg: &Config, ctx: &Context) 
     // Fold oldest first (turns the prompt refers to last) until the request fits; the
     // estimate of stub runs is close but not exact, so check the rendered result and fold
     // further with a tighter target if needed.
-    let mut order: Vec<usize> = (0..n).filter(|&t| !plans[t].protected).collect();
-    let rank: Vec<(bool, bool, u32)> = (0..n)
-        .map(|t| {
-            let relevant = ctx.topic_of.get(t).is_some_and(|k| ctx.relevant_topics.contains(k));
-            let related = (ctx.relevance.get(t).copied().unwrap_or(0.0) * 1000.0) as u32;
-            (relevant, !plans[t].other_topic, related)
-        })
-        .collect();
-    turns::sort_by(&mut order, |&a, &b| rank[a] < rank[b]);
+    // The order is worked out only when something has to fold (it asks each turn's
+    // similarity to the prompt).
+    let order_of = |plans: &[TurnPlan]| -> Vec<usize> {
+        let relevance = relevance();
+        let mut order: Vec<usize> = (0..n).filter(|&t| !plans[t].protected).collect();
+        let rank: Vec<(bool, bool, u32)> = (0..n)
+            .map(|t| {
+                let relevant = ctx.topic_of.get(t).is_some_and(|k| ctx.relevant_topics.contains(k));
+                let related = (relevance.get(t).copied().unwrap_or(0.0) * 1000.0) as u32;
+                (relevant, !plans[t].other_topic, related)
+            })
+            .collect();
+        turns::sort_by(&mut order, |&a, &b| rank[a] < rank[b]);
+        order
+    };
+    let mut order: Option<Vec<usize>> = None;
     let mut target = budget;
     let mut rendered;
     let mut drop_system = false;
     loop {
         // A running total: summing all turns per folded turn is quadratic in the turns.
         let mut sum = total(&plans);
+        if sum > target && order.is_none() {
+            order = Some(order_of(&plans));
+        }
         for pass in [Render::Summary, Render::Stub] {
-            for &t in &order {
+            for &t in order.as_deref().unwrap_or(&[]) {
                 if sum <= target {
                     break;
                 }
@@ -363,8 +387,11 @@ pub fn assemble(messages: &[Value], budget: usize, cfg: &Config, ctx: &Context) 
                 rendered = merged;
             }
         }
-        let all_folded = order.iter().all(|&t| plans[t].render == Render::Stub);
-        if rendered.estimated <= budget || all_folded || target == 0 {
+        if rendered.estimated <= budget || target == 0 {
+            break;
+        }
+        let order = order.get_or_insert_with(|| order_of(&plans));
+        if order.iter().all(|&t| plans[t].render == Render::Stub) {
             break;
         }
         target = target.saturating_sub(rendered.estimated - budget + 16);

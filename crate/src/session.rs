@@ -391,7 +391,8 @@ impl Session {
             return clean_only(messages, &self.config, budget, complete);
         }
         let ctx = self.context(messages, prompt);
-        let a: Assembled = assemble::assemble(messages, budget, &self.config, &ctx);
+        let relevance = || self.relevance(&ctx, prompt);
+        let a: Assembled = assemble::assemble(messages, budget, &self.config, &ctx, &relevance);
         for id in &a.folded {
             self.folded.insert(id.clone());
         }
@@ -402,13 +403,7 @@ impl Session {
     fn context(&mut self, messages: &[Value], prompt: Option<&str>) -> Context {
         let (topics, topic_of_indexed) = self.topics();
         let ids_by_key = self.index.ids_by_key();
-        let pos_by_id: HashMap<&str, usize> = self
-            .index
-            .turns
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (t.id.as_str(), i))
-            .collect();
+        let pos_by_id = self.positions();
         let (_, spans) = turns::split(messages);
         let mut ctx = Context {
             topic_labels: topics.iter().map(|t| t.label.clone()).collect(),
@@ -456,23 +451,37 @@ impl Session {
                 }
             }
         }
-        // How much each turn has to do with the upcoming prompt: under budget pressure the
-        // least related turns fold first.
-        if let Some(p) = prompt.filter(|p| !p.trim().is_empty()) {
-            let query = self.segmenter.query(p);
-            ctx.relevance = ctx
-                .turn_ids
-                .iter()
-                .map(|id| match pos_by_id.get(id.as_str()) {
-                    Some(&pos) if pos < self.segmenter.len() => self.segmenter.similarity(&query, pos..=pos),
-                    _ => 0.0,
-                })
-                .collect();
-        }
         ctx.history_complete = prompt.is_some();
         ctx.summaries = self.summaries.clone();
         ctx.folded = self.folded.clone();
         ctx
+    }
+
+    /// Each indexed turn's position, by id.
+    fn positions(&self) -> HashMap<&str, usize> {
+        self.index
+            .turns
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.id.as_str(), i))
+            .collect()
+    }
+
+    /// How much each turn of `ctx` has to do with the upcoming prompt: under budget pressure
+    /// the least related turns fold first.
+    fn relevance(&self, ctx: &Context, prompt: Option<&str>) -> Vec<f64> {
+        let Some(p) = prompt.filter(|p| !p.trim().is_empty()) else {
+            return Vec::new();
+        };
+        let pos_by_id = self.positions();
+        let query = self.segmenter.query(p);
+        ctx.turn_ids
+            .iter()
+            .map(|id| match pos_by_id.get(id.as_str()) {
+                Some(&pos) if pos < self.segmenter.len() => self.segmenter.similarity(&query, pos..=pos),
+                _ => 0.0,
+            })
+            .collect()
     }
 
     fn pinned(&self, id: &str, messages: &[Value], range: std::ops::Range<usize>) -> bool {
