@@ -2,7 +2,7 @@
 // Speed and size of the engine (design/EVALUATION.md §5), on generated sessions of 100, 1,000
 // and 10,000 turns (bench/soak/generate.mjs: thinking, tool calls with ~2 KB results, answers).
 //
-// usage: node bench/speed/run.mjs [--sizes 100,1000,10000] [--out bench/out/speed.json] [--no-native] [--pkg DIR]
+// usage: node bench/speed/run.mjs [--sizes 100,1000,10000] [--out bench/out/speed.json] [--no-native] [--pkg DIR] [--reps N]
 //
 // For each size, in one process and one run:
 //   floor        JSON.parse(JSON.stringify(history)): the cost of merely copying the messages,
@@ -90,7 +90,7 @@ async function timeAsync(fn) {
 const asEntry = (v) => ({ id: v.id, parentId: v.parentId ?? null, type: v.type, message: v.message ?? null });
 
 async function measureSize(n, { createEngine, core, native }) {
-  const reps = REPS[n] ?? 10;
+  const reps = Number(option("reps", 0)) || (REPS[n] ?? 10);
   const { header, turns } = generate(n + reps);
   const base = turns.slice(0, n);
   const extra = turns.slice(n);

@@ -112,14 +112,16 @@ pub fn clean_keeping(
     // The live tool loop is in progress even before its frontier: its earlier steps, their
     // results and their thinking stay whole (PROVIDERS.md rule 8).
     let end = fr.loop_start.map_or(end, |s| end.min(s));
+    let kinds: Vec<Kind> = messages.iter().map(message::kind).collect();
     let mut drop_ex = vec![false; messages.len()];
     if cfg.drop_tool_results {
         for i in 0..end {
             let msg = &messages[i];
-            if message::kind(msg) != Kind::Assistant || message::tool_calls(msg).is_empty() {
+            // The pairing holds a slot for each of the message's tool calls.
+            if kinds[i] != Kind::Assistant || pairing.answer_of[i].is_empty() {
                 continue;
             }
-            let within = pairing.results_of(i).iter().all(|&r| r < end && !kept(r));
+            let within = pairing.answer_of[i].iter().flatten().all(|&(r, _)| r < end && !kept(r));
             drop_ex[i] = within && !kept(i) && (message::has_text(msg) || cfg.drop_tool_call_messages);
         }
     }
@@ -127,8 +129,8 @@ pub fn clean_keeping(
     // were empty or orphaned, brought back.
     let mut keep_whole: Vec<bool> = (0..messages.len()).map(kept).collect();
     let build = |drop_ex: &[bool], keep_whole: &[bool]| {
-        let mut pass = Pass::run(messages, cfg, &pairing, end, drop_ex, keep_whole);
-        pass.merge_remnants(messages, end);
+        let mut pass = Pass::run(messages, &kinds, cfg, &pairing, end, drop_ex, keep_whole);
+        pass.merge_remnants(messages, &kinds, end);
         pass
     };
     // Restore what a removal would join into two adjacent prompts or answers; each round
@@ -136,9 +138,9 @@ pub fn clean_keeping(
     let mut pass = build(&drop_ex, &keep_whole);
     let mut restored: Vec<Vec<Restored>> = Vec::new();
     while let Some(group) = pass
-        .joins(messages)
+        .joins(&kinds)
         .into_iter()
-        .find_map(|(a, b)| restore(messages, &pairing, &pass, a, b, &drop_ex, &keep_whole))
+        .find_map(|(a, b)| restore(&kinds, &pairing, &pass, a, b, &drop_ex, &keep_whole))
     {
         for &r in &group {
             r.set(true, &mut drop_ex, &mut keep_whole);
@@ -149,14 +151,14 @@ pub fn clean_keeping(
     // A restoration can make another one unnecessary: undo those until none is left, so the
     // result is minimal and cleaning this output again finds nothing more to remove.
     restored.reverse();
-    while pass.joins(messages).is_empty() {
+    while pass.joins(&kinds).is_empty() {
         let mut undone = false;
         restored.retain(|group| {
             for &r in group {
                 r.set(false, &mut drop_ex, &mut keep_whole);
             }
             let trial = build(&drop_ex, &keep_whole);
-            if trial.joins(messages).is_empty() {
+            if trial.joins(&kinds).is_empty() {
                 pass = trial;
                 undone = true;
                 return false;
@@ -206,6 +208,7 @@ struct Pass {
 impl Pass {
     fn run(
         messages: &[Value],
+        kinds: &[Kind],
         cfg: &CleanConfig,
         pairing: &Pairing,
         end: usize,
@@ -224,7 +227,7 @@ impl Pass {
                 entries.push(keep);
                 continue;
             }
-            match message::kind(msg) {
+            match kinds[j] {
                 Kind::Assistant => {
                     if let Some(e) = clean_assistant(msg, j, cfg, drop_ex[j], &mut stats) {
                         entries.push(e);
@@ -262,16 +265,15 @@ impl Pass {
     /// message that now follows it, or drops it when that message must stay untouched. A
     /// remnant that still carries thinking (it may be neither removed nor moved) is kept, and
     /// the adjacency it leaves is repaired by restoring its exchange.
-    fn merge_remnants(&mut self, messages: &[Value], end: usize) {
+    fn merge_remnants(&mut self, messages: &[Value], kinds: &[Kind], end: usize) {
         let mut out: Vec<Entry> = Vec::with_capacity(self.entries.len());
         for e in self.entries.drain(..) {
-            if significant(&messages[e.source]) {
-                let prev = out.iter().rposition(|p| significant(&messages[p.source]));
+            if significant(kinds[e.source]) {
+                let prev = out.iter().rposition(|p| significant(kinds[p.source]));
                 if let Some(p) = prev {
                     let (a, b) = (&out[p], &e);
-                    let both_asst = message::kind(&messages[a.source]) == Kind::Assistant
-                        && message::kind(&messages[b.source]) == Kind::Assistant;
-                    let were_apart = (a.source + 1..b.source).any(|k| significant(&messages[k]));
+                    let both_asst = kinds[a.source] == Kind::Assistant && kinds[b.source] == Kind::Assistant;
+                    let were_apart = (a.source + 1..b.source).any(|k| significant(kinds[k]));
                     if both_asst && were_apart && a.had_calls && a.message.is_some() {
                         let target = e.message.as_deref().unwrap_or(&messages[e.source]);
                         match (e.source < end).then(|| merge_text(a, target)).flatten() {
@@ -300,18 +302,18 @@ impl Pass {
     }
 
     /// Output neighbours of the same role (prompts or answers) that the input kept apart.
-    fn joins(&self, messages: &[Value]) -> Vec<(usize, usize)> {
+    fn joins(&self, kinds: &[Kind]) -> Vec<(usize, usize)> {
         let sig: Vec<usize> = self
             .entries
             .iter()
             .map(|e| e.source)
-            .filter(|&s| significant(&messages[s]))
+            .filter(|&s| significant(kinds[s]))
             .collect();
         sig.windows(2)
             .map(|w| (w[0], w[1]))
             .filter(|&(a, b)| {
-                let (ka, kb) = (message::kind(&messages[a]), message::kind(&messages[b]));
-                ka == kb && matches!(ka, Kind::User | Kind::Assistant) && (a + 1..b).any(|k| significant(&messages[k]))
+                let (ka, kb) = (kinds[a], kinds[b]);
+                ka == kb && matches!(ka, Kind::User | Kind::Assistant) && (a + 1..b).any(|k| significant(kinds[k]))
             })
             .collect()
     }
@@ -347,7 +349,7 @@ impl Pass {
 /// dropped exchange or message between them (or, failing that, `a`'s own exchange); `None`
 /// when there is nothing left to bring back.
 fn restore(
-    messages: &[Value],
+    kinds: &[Kind],
     pairing: &Pairing,
     pass: &Pass,
     a: usize,
@@ -357,7 +359,7 @@ fn restore(
 ) -> Option<Vec<Restored>> {
     let present = |i: usize| pass.entries.iter().any(|e| e.source == i);
     for i in (a + 1..b).rev() {
-        if present(i) || !significant(&messages[i]) {
+        if present(i) || !significant(kinds[i]) {
             continue;
         }
         if drop_ex[i] {
@@ -385,8 +387,8 @@ fn has_thinking(m: Option<&Value>) -> bool {
 }
 
 /// Messages that count for role alternation (custom and unknown roles are not sent as turns).
-fn significant(m: &Value) -> bool {
-    matches!(message::kind(m), Kind::User | Kind::Assistant | Kind::ToolResult)
+fn significant(k: Kind) -> bool {
+    matches!(k, Kind::User | Kind::Assistant | Kind::ToolResult)
 }
 
 /// Cleans one assistant message before the frontier; `None` when it is dropped.

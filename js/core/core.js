@@ -69,8 +69,8 @@ export function wrapGlue(glue) {
       // its own objects in place).
       let sent = [];
       // The replacement of history message i the core sent last (it sends each once, then
-      // refers to it with `reuse: true`). Steps hand these to the caller marked `shared`:
-      // `applySteps` gives the host a copy of them.
+      // refers to it with `reuse: true`). These are in `KEPT`: `applySteps` gives the host a
+      // copy of them.
       let replaced = [];
       // The turn explanations of the last response: the core sends `0` for one that is the
       // same as the one at its position here.
@@ -116,9 +116,8 @@ export function wrapGlue(glue) {
             reused++;
           } else {
             replaced[st.source] = st.message;
+            KEPT.add(st.message);
           }
-          // Not enumerable: a plan reads the same as one from a fresh session.
-          Object.defineProperty(st, "shared", { value: true });
           delete st.reuse;
         }
         sent = kept.concat(append.map((m) => structuredClone(m)));
@@ -172,15 +171,18 @@ export function wrapGlue(glue) {
   return core;
 }
 
+/** Replacement messages a live session keeps between requests (a plan's steps refer to them). */
+const KEPT = new WeakSet();
+
 /**
  * Builds the output array from a plan, reusing the caller's objects for kept messages (so
  * they stay byte-identical for the provider's prompt cache). Replacements a live session
- * keeps between requests (`shared`) are copied: the host may change what it is given.
+ * keeps between requests (`KEPT`) are copied: the host may change what it is given.
  * @param {object[]} messages
  * @param {Step[]} steps
  */
 export function applySteps(messages, steps) {
-  return steps.map((s) => (s.message === undefined ? messages[s.source] : s.shared ? copyJson(s.message) : s.message));
+  return steps.map((s) => (s.message === undefined ? messages[s.source] : KEPT.has(s.message) ? copyJson(s.message) : s.message));
 }
 
 /** A deep copy of a JSON value (objects, arrays, strings, numbers, booleans, null). */
@@ -230,17 +232,21 @@ export function roughTokens(messages) {
 export function sameJson(a, b) {
   if (a === b) return true;
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+  const array = Array.isArray(a);
+  if (array !== Array.isArray(b)) return false;
+  if (array) {
+    const n = a.length;
+    if (n !== b.length) return false;
+    for (let i = 0; i < n; i++) if (!sameJson(a[i], b[i])) return false;
     return true;
   }
-  if (Array.isArray(b)) return false;
+  // `b`'s keys in order against `a`'s (one key array instead of two: this runs on every
+  // message of every request).
   const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  if (ka.length !== kb.length) return false;
-  for (let i = 0; i < ka.length; i++) {
-    if (ka[i] !== kb[i] || !sameJson(a[ka[i]], b[ka[i]])) return false;
+  let n = 0;
+  for (const k in b) {
+    if (ka[n] !== k || !sameJson(a[k], b[k])) return false;
+    n++;
   }
-  return true;
+  return n === ka.length;
 }

@@ -185,9 +185,13 @@ export class LiveSession {
     this.lastOutput = null;
     // Queued turns stay queued until summarized: a later plan of the same history (the host
     // re-assembles inside a turn) finds them folded already and queues nothing new.
-    const inPlan = new Set((r.turns ?? []).map((t) => t.id));
     const queued = new Set([...(this.pendingSummaries ?? []), ...(r.summarize ?? [])]);
-    this.pendingSummaries = [...queued].filter((id) => inPlan.has(id) && !this.summaries[id]).slice(-MAX_PENDING_SUMMARIES);
+    if (queued.size > 0) {
+      const inPlan = new Set((r.turns ?? []).map((t) => t.id));
+      this.pendingSummaries = [...queued].filter((id) => inPlan.has(id) && !this.summaries[id]).slice(-MAX_PENDING_SUMMARIES);
+    } else {
+      this.pendingSummaries = [];
+    }
     if (r.fallback) this.lastFallback = { at: this.lastAssemble.at, reason: r.fallback };
     if ((r.folded ?? []).length) await this.saveState();
     return r;

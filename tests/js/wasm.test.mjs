@@ -6,6 +6,7 @@ import { PKG, ROOT, conversation, readJson } from "./helpers.mjs";
 
 const { loadCore, applySteps } = await import(path.join(PKG, "js", "core", "node.js"));
 const { JS_KEYS, JS_DEFAULTS } = await import(path.join(PKG, "js", "core", "config.js"));
+const { sameJson } = await import(path.join(PKG, "js", "core", "core.js"));
 
 test("kept messages are the caller's own objects; cleaned ones lose thinking and tool chatter", async () => {
   const core = await loadCore();
@@ -115,4 +116,25 @@ test("a live session sends only new messages, and still sees every change the ho
   assert.ok(folded > 0, JSON.stringify(tight.turns.map((t) => t.decision)));
   assert.equal(live.lastTransfer().repeated, tight.turns.length - folded);
   live.free();
+});
+
+test("the live session's comparison of messages tells what JSON.stringify would", () => {
+  const m = { role: "assistant", content: [{ type: "text", text: "a" }, { type: "toolCall", id: "x", arguments: { n: 1, s: [1, "2", null, true] } }] };
+  const cases = [
+    structuredClone(m),
+    { content: m.content, role: "assistant" }, // key order
+    { role: "assistant", content: m.content, extra: 1 },
+    { role: "assistant" },
+    { role: "assistant", content: [{ type: "text", text: "a" }] },
+    { role: "assistant", content: { 0: m.content[0], 1: m.content[1] } }, // object, not array
+    { role: "assistant", content: [{ type: "text", text: "a" }, { type: "toolCall", id: "x", arguments: { n: 1, s: [1, 2, null, true] } }] },
+    { role: "assistant", content: [{ type: "text", text: "a" }, { type: "toolCall", id: "x", arguments: { n: 1, s: [1, "2", null, false] } }] },
+    { role: "assistant", content: [{ type: "text", text: "a" }, { type: "toolCall", id: "x", arguments: { n: 1, s: [1, "2", null] } }] },
+    { role: "assistant", content: [{ type: "text", text: "a" }, { type: "toolCall", id: "x", arguments: { n: 1, s: [1, "2", {}, true] } }] },
+  ];
+  for (const c of cases) {
+    assert.equal(sameJson(m, c), JSON.stringify(m) === JSON.stringify(c), JSON.stringify(c));
+    assert.equal(sameJson(c, m), JSON.stringify(m) === JSON.stringify(c), JSON.stringify(c));
+  }
+  assert.equal(sameJson(m, cases[0]), true);
 });
