@@ -193,7 +193,9 @@ export class LiveSession {
       this.pendingSummaries = [];
     }
     if (r.fallback) this.lastFallback = { at: this.lastAssemble.at, reason: r.fallback };
-    if ((r.folded ?? []).length) await this.saveState();
+    // Fold decisions are sticky: written when this plan folded a turn not on record yet.
+    const known = new Set(this.state.folded ?? []);
+    if ((r.folded ?? []).some((id) => !known.has(id))) await this.saveState();
     return r;
   }
 

@@ -55,6 +55,8 @@ export class JsonlTranscript {
       from = 0; // shrunk: the file was rewritten
       reset = true;
     }
+    // Nothing appended since the cursor (the common case: commitTurn read the turn already).
+    if (!reset && stat.size === from) return { entries: [], cursor: from, reset, warnings: [] };
     const fh = await fs.open(this.file, "r");
     try {
       const len = stat.size - from;
