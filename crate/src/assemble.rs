@@ -30,6 +30,7 @@ use crate::truncate;
 use crate::turns::{self, TurnSpan};
 use serde::Serialize;
 use serde_json::{json, Value};
+use std::borrow::Cow;
 use std::rc::Rc;
 
 /// What happened to a turn.
@@ -92,9 +93,9 @@ pub struct Context {
     /// Per turn: sub-topic label from the background classifier, if any.
     pub subtopic_of: Vec<Option<String>>,
     /// Summaries by turn id.
-    pub summaries: HashMap<String, String>,
+    pub summaries: Rc<HashMap<String, String>>,
     /// Turns folded for the budget by earlier requests (sticky).
-    pub folded: HashSet<String>,
+    pub folded: Rc<HashSet<String>>,
     /// Turns that must never be folded.
     pub pinned: HashSet<String>,
     /// The upcoming prompt is passed separately: every message is part of a finished turn.
@@ -160,19 +161,9 @@ pub fn assemble(
         .map(|(_, s)| s.range.clone())
         .collect();
     let cleaned = clean::clean_keeping(messages, &cfg.clean(), ctx.history_complete, &pinned_ranges);
-    let label = |t: usize| -> String {
-        ctx.topic_of
-            .get(t)
-            .and_then(|&k| ctx.topic_labels.get(k))
-            .cloned()
-            .unwrap_or_default()
-    };
-    let id = |t: usize| -> String {
-        ctx.turn_ids
-            .get(t)
-            .cloned()
-            .unwrap_or_else(|| turns::hash_id(spans[t].key))
-    };
+    // Labels and ids are borrowed from the context: they are asked for many times per turn.
+    let label = |t: usize| topic_label(ctx, t);
+    let id = |t: usize| turn_id(ctx, &spans, t);
 
     // Distribute the cleaner's steps over the preamble and the turns.
     let mut pre_steps = Vec::new();
@@ -198,7 +189,7 @@ pub fn assemble(
     let mut plans: Vec<TurnPlan> = Vec::with_capacity(n);
     for (t, (span, steps)) in spans.iter().zip(per_turn).enumerate() {
         let tokens_before: usize = messages[span.range.clone()].iter().map(tokens::message).sum();
-        let pinned = ctx.pinned.contains(&id(t));
+        let pinned = ctx.pinned.contains(&*id(t));
         let protected = t >= protected_from || live_turn.is_some_and(|l| t >= l) || pinned;
         let mut plan = TurnPlan {
             span: span.clone(),
@@ -212,7 +203,7 @@ pub fn assemble(
             tokens: 0,
         };
         if protected {
-            plan.reason = if ctx.pinned.contains(&id(t)) {
+            plan.reason = if ctx.pinned.contains(&*id(t)) {
                 "pinned".into()
             } else {
                 "recent turn (protected)".into()
@@ -228,11 +219,11 @@ pub fn assemble(
                 plan.other_topic = true;
                 plan.reason = format!("other sub-topic: {}", sub.unwrap_or_default());
             }
-            if ctx.folded.contains(&id(t)) {
+            if ctx.folded.contains(&*id(t)) {
                 // Folded for the budget by an earlier request: it stays folded, so the prompt
                 // prefix does not change back and forth (a summary replaces its stub once one
                 // exists).
-                plan.render = if ctx.summaries.contains_key(&id(t)) {
+                plan.render = if ctx.summaries.contains_key(&*id(t)) {
                     Render::Summary
                 } else {
                     Render::Stub
@@ -260,7 +251,7 @@ pub fn assemble(
     let mut summarize = Vec::new();
     let mut folded: Vec<String> = Vec::new();
     for t in 0..n {
-        plans[t].tokens = cost(messages, &plans, t, ctx.summaries.get(&id(t)), &label, &id(t));
+        plans[t].tokens = cost(messages, &plans, t, ctx.summaries.get(&*id(t)), &label, &id(t));
     }
     let total = |plans: &[TurnPlan]| pre_tokens + plans.iter().map(|p| p.tokens).sum::<usize>();
     let threshold = (budget as f64 * cfg.summarize_threshold) as usize;
@@ -268,7 +259,7 @@ pub fn assemble(
     // about truncation before it folded them, and this one decides the same way (sticky).
     let unfolded = pre_tokens
         + (0..n)
-            .map(|t| match ctx.folded.contains(&id(t)) && !plans[t].protected {
+            .map(|t| match ctx.folded.contains(&*id(t)) && !plans[t].protected {
                 true => plans[t].steps.iter().map(|s| s.tokens(messages)).sum(),
                 false => plans[t].tokens,
             })
@@ -297,13 +288,13 @@ pub fn assemble(
     // Queue the largest unsummarized turns for a background summary.
     if total(&plans) > budget {
         let mut by_size: Vec<usize> = (0..n)
-            .filter(|&t| !plans[t].protected && plans[t].render != Render::Stub && !ctx.summaries.contains_key(&id(t)))
+            .filter(|&t| !plans[t].protected && plans[t].render != Render::Stub && !ctx.summaries.contains_key(&*id(t)))
             .collect();
         turns::sort_by(&mut by_size, |&a, &b| plans[a].tokens > plans[b].tokens);
         summarize = by_size
             .into_iter()
             .take(cfg.max_compactions_per_cycle)
-            .map(id)
+            .map(|t| id(t).into_owned())
             .collect();
     }
     // Fold oldest first (turns the prompt refers to last) until the request fits; the
@@ -343,7 +334,7 @@ pub fn assemble(
                     // A summary only when it is smaller than what the turn costs now.
                     Render::Summary => {
                         plans[t].render == Render::Cleaned
-                            && ctx.summaries.get(&id(t)).is_some_and(|sum| {
+                            && ctx.summaries.get(&*id(t)).is_some_and(|sum| {
                                 let steps = summary_steps(messages, &plans[t], sum);
                                 steps.iter().map(|x| x.tokens(messages)).sum::<usize>() < plans[t].tokens
                             })
@@ -361,19 +352,19 @@ pub fn assemble(
                 };
                 let next_stub = t + 1 < n && plans[t + 1].render == Render::Stub;
                 let before = plans[t].tokens + if next_stub { plans[t + 1].tokens } else { 0 };
-                plans[t].tokens = cost(messages, &plans, t, ctx.summaries.get(&id(t)), &label, &id(t));
+                plans[t].tokens = cost(messages, &plans, t, ctx.summaries.get(&*id(t)), &label, &id(t));
                 if next_stub {
                     plans[t + 1].tokens = cost(
                         messages,
                         &plans,
                         t + 1,
-                        ctx.summaries.get(&id(t + 1)),
+                        ctx.summaries.get(&*id(t + 1)),
                         &label,
                         &id(t + 1),
                     );
                 }
                 sum = sum - before + plans[t].tokens + if next_stub { plans[t + 1].tokens } else { 0 };
-                folded.push(id(t));
+                folded.push(id(t).into_owned());
             }
         }
         debug_assert_eq!(sum, total(&plans));
@@ -397,8 +388,8 @@ pub fn assemble(
         target = target.saturating_sub(rendered.estimated - budget + 16);
     }
     for (t, p) in plans.iter().enumerate() {
-        if !p.protected && matches!(p.render, Render::Summary | Render::Stub) && ctx.folded.contains(&id(t)) {
-            folded.push(id(t));
+        if !p.protected && matches!(p.render, Render::Summary | Render::Stub) && ctx.folded.contains(&*id(t)) {
+            folded.push(id(t).into_owned());
         }
     }
     turns::sort_by(&mut folded, |a, b| a < b);
@@ -447,15 +438,15 @@ struct Rendered {
 /// (with `merge_topics`, adjacent stubbed turns of any topics); `drop_system` leaves out
 /// system messages of the preamble.
 #[allow(clippy::too_many_arguments)]
-fn render(
+fn render<'a>(
     messages: &[Value],
     plans: &[TurnPlan],
     pre_steps: &[Step],
     drop_system: bool,
     merge_topics: bool,
     ctx: &Context,
-    label: &dyn Fn(usize) -> String,
-    id: &dyn Fn(usize) -> String,
+    label: &dyn Fn(usize) -> &'a str,
+    id: &dyn Fn(usize) -> Cow<'a, str>,
 ) -> Rendered {
     let n = plans.len();
     let mut steps: Vec<Step> = pre_steps
@@ -472,8 +463,8 @@ fn render(
             while end < n && plans[end].render == Render::Stub && (merge_topics || label(end) == label(t)) {
                 end += 1;
             }
-            let ids: Vec<String> = (t..end).map(id).collect();
-            let mut labels: Vec<String> = Vec::new();
+            let ids: Vec<String> = (t..end).map(|k| id(k).into_owned()).collect();
+            let mut labels: Vec<&str> = Vec::new();
             for k in t..end {
                 let l = label(k);
                 if !l.is_empty() && !labels.contains(&l) {
@@ -482,11 +473,8 @@ fn render(
             }
             let run_label = match labels.len() {
                 0 => String::new(),
-                1 => labels.remove(0),
-                k => format!(
-                    "{k} topics: {}",
-                    labels.iter().take(3).cloned().collect::<Vec<_>>().join("; ")
-                ),
+                1 => labels[0].to_string(),
+                k => format!("{k} topics: {}", labels[..3.min(k)].join("; ")),
             };
             let run_tokens: usize = plans[t..end].iter().map(|p| p.tokens_before).sum();
             let (run_steps, after) = stub_run(messages, &plans[t..end], &run_label, &ids, run_tokens);
@@ -502,7 +490,11 @@ fn render(
         let p = &plans[t];
         let (decision, turn_steps) = match p.render {
             Render::Summary => {
-                let s = summary_steps(messages, p, ctx.summaries.get(&id(t)).map(String::as_str).unwrap_or(""));
+                let s = summary_steps(
+                    messages,
+                    p,
+                    ctx.summaries.get(&*id(t)).map(String::as_str).unwrap_or(""),
+                );
                 (Decision::Summarized, s)
             }
             _ => {
@@ -587,15 +579,31 @@ fn explain(id: &str, topic: &str, decision: Decision, p: &TurnPlan, after: usize
 /// Extra tokens a turn adds to a stub run it continues (its id in the run's range).
 const STUB_CONTINUATION_TOKENS: usize = 3;
 
+/// The topic label of turn `t` (`""` without topics).
+fn topic_label(ctx: &Context, t: usize) -> &str {
+    ctx.topic_of
+        .get(t)
+        .and_then(|&k| ctx.topic_labels.get(k))
+        .map_or("", String::as_str)
+}
+
+/// The id of turn `t`: the context's, else the content hash of its key.
+fn turn_id<'a>(ctx: &'a Context, spans: &[TurnSpan], t: usize) -> Cow<'a, str> {
+    match ctx.turn_ids.get(t) {
+        Some(id) => Cow::Borrowed(id),
+        None => Cow::Owned(turns::hash_id(spans[t].key)),
+    }
+}
+
 /// Tokens of turn `t` as it would be rendered. A stub that continues the previous turn's
 /// stub run of the same topic costs only its share of the run's id range; a run head is
 /// costed as a run of one (a slight over-estimate, so the budget holds).
-fn cost(
+fn cost<'a>(
     messages: &[Value],
     plans: &[TurnPlan],
     t: usize,
     summary: Option<&String>,
-    label: &dyn Fn(usize) -> String,
+    label: &dyn Fn(usize) -> &'a str,
     id: &str,
 ) -> usize {
     let p = &plans[t];
@@ -611,7 +619,7 @@ fn cost(
             stub_run(
                 messages,
                 std::slice::from_ref(p),
-                &label(t),
+                label(t),
                 &[id.to_string()],
                 p.tokens_before,
             )

@@ -249,10 +249,10 @@ impl SessionIndex {
     }
 
     /// Map from content key to turn id, for matching `assemble` input.
-    pub fn ids_by_key(&self) -> HashMap<u64, String> {
+    pub fn ids_by_key(&self) -> HashMap<u64, &str> {
         self.turns
             .iter()
-            .filter_map(|t| u64::from_str_radix(&t.key, 16).ok().map(|k| (k, t.id.clone())))
+            .filter_map(|t| u64::from_str_radix(&t.key, 16).ok().map(|k| (k, t.id.as_str())))
             .collect()
     }
 }

@@ -14,6 +14,7 @@ use crate::topics::{Segmenter, Topic, TopicConfig, TurnText};
 use crate::turns;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::rc::Rc;
 
 /// User prompts of the newest turns that, with the upcoming prompt, decide which earlier
 /// topics the conversation refers to.
@@ -36,9 +37,10 @@ pub struct Session {
     /// Turns of the index pushed into the segmenter.
     fed: usize,
     topics_cache: Option<(Vec<Topic>, Vec<usize>)>,
-    summaries: HashMap<String, String>,
+    /// Shared with the planning context of each request (not copied per request).
+    summaries: Rc<HashMap<String, String>>,
     subtopics: HashMap<String, String>,
-    folded: HashSet<String>,
+    folded: Rc<HashSet<String>>,
     /// Turn ids where a lexical topic boundary was judged "same topic" (LLM confirmation).
     merged: HashSet<String>,
     pins: Pins,
@@ -164,9 +166,9 @@ impl Session {
             segmenter,
             fed: 0,
             topics_cache: None,
-            summaries: HashMap::default(),
+            summaries: Rc::default(),
             subtopics: HashMap::default(),
-            folded: HashSet::default(),
+            folded: Rc::default(),
             merged: HashSet::default(),
             pins: Pins::default(),
             history: Vec::new(),
@@ -303,7 +305,7 @@ impl Session {
     }
 
     pub fn set_summaries(&mut self, s: HashMap<String, String>) {
-        self.summaries.extend(s);
+        Rc::make_mut(&mut self.summaries).extend(s);
     }
 
     pub fn summaries(&self) -> &HashMap<String, String> {
@@ -315,7 +317,7 @@ impl Session {
     }
 
     pub fn set_folded(&mut self, f: impl IntoIterator<Item = String>) {
-        self.folded = f.into_iter().collect();
+        self.folded = Rc::new(f.into_iter().collect());
     }
 
     pub fn folded(&self) -> Vec<String> {
@@ -393,8 +395,12 @@ impl Session {
         let ctx = self.context(messages, prompt);
         let relevance = || self.relevance(&ctx, prompt);
         let a: Assembled = assemble::assemble(messages, budget, &self.config, &ctx, &relevance);
+        // The context shares the set: let go of it first, so that it is not copied.
+        drop(ctx);
         for id in &a.folded {
-            self.folded.insert(id.clone());
+            if !self.folded.contains(id) {
+                Rc::make_mut(&mut self.folded).insert(id.clone());
+            }
         }
         gate_result(messages, a, &self.config, budget, complete)
     }
@@ -413,8 +419,7 @@ impl Session {
         for span in &spans {
             let id = ids_by_key
                 .get(&span.key)
-                .cloned()
-                .unwrap_or_else(|| turns::hash_id(span.key));
+                .map_or_else(|| turns::hash_id(span.key), |id| id.to_string());
             let topic = pos_by_id
                 .get(id.as_str())
                 .and_then(|&p| topic_of_indexed.get(p))
@@ -452,8 +457,8 @@ impl Session {
             }
         }
         ctx.history_complete = prompt.is_some();
-        ctx.summaries = self.summaries.clone();
-        ctx.folded = self.folded.clone();
+        ctx.summaries = Rc::clone(&self.summaries);
+        ctx.folded = Rc::clone(&self.folded);
         ctx
     }
 

@@ -8,7 +8,7 @@
 // Both yield entries `{id, parentId, type, message?, range?, seq?, firstKeptEntryId?}` for the
 // core's index; a reader reports `reset: true` when the transcript was rewritten (shrunk,
 // replaced, branch moved), and the caller rebuilds the index from all entries.
-import { promises as fs } from "node:fs";
+import { promises as fs, statSync } from "node:fs";
 import { isUtf8 } from "node:buffer";
 import path from "node:path";
 import { scanJsonl, transcriptNodes, activeBranch, toEntry } from "../core/readers.js";
@@ -48,7 +48,9 @@ export class JsonlTranscript {
    * @returns {Promise<{entries, cursor, reset, warnings}>}
    */
   async read(cursor) {
-    const stat = await fs.stat(this.file);
+    // A synchronous stat (microseconds): most reads find nothing new, and an asynchronous one
+    // would make every request wait for a turn of the event loop.
+    const stat = statSync(this.file);
     let from = typeof cursor === "number" ? cursor : 0;
     let reset = from === 0;
     if (from > stat.size) {
