@@ -480,7 +480,7 @@ fn render<'a>(
             let (run_steps, after) = stub_run(messages, &plans[t..end], &run_label, &ids, run_tokens);
             let per = after.div_ceil(end - t);
             for (k, p) in plans[t..end].iter().enumerate() {
-                explains.push(explain(&ids[k], &label(t + k), Decision::Stubbed, p, per));
+                explains.push(explain(&ids[k], label(t + k), Decision::Stubbed, p, per));
                 stats.stubbed += 1;
             }
             steps.extend(run_steps);
@@ -517,7 +517,7 @@ fn render<'a>(
             Decision::Stubbed => stats.stubbed += 1,
         }
         let after: usize = turn_steps.iter().map(|s| s.tokens(messages)).sum();
-        explains.push(explain(&id(t), &label(t), decision, p, after));
+        explains.push(explain(&id(t), label(t), decision, p, after));
         steps.extend(turn_steps);
         t += 1;
     }
