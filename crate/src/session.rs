@@ -128,33 +128,74 @@ impl DeltaRequest {
 }
 
 /// An assemble result.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug)]
 pub struct AssembleResult {
     pub steps: Vec<Step>,
     pub estimated_tokens: usize,
-    #[serde(serialize_with = "turns_out")]
     pub turns: Vec<assemble::TurnExplain>,
     pub stats: assemble::AssembleStats,
     pub summarize: Vec<String>,
     pub folded: Vec<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub fallback: Option<String>,
+    /// For a caller that keeps replacements (see [`DeltaRequest::reuse`]), the steps are
+    /// serialized compactly: a kept message as its source `i`, a replacement sent before as
+    /// `-i - 1`; the others as objects.
+    pub compact: bool,
+}
+
+impl Serialize for AssembleResult {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Out<'a> {
+            #[serde(serialize_with = "steps_out")]
+            steps: (&'a [Step], bool),
+            estimated_tokens: usize,
+            #[serde(serialize_with = "turns_out")]
+            turns: &'a [assemble::TurnExplain],
+            stats: &'a assemble::AssembleStats,
+            summarize: &'a [String],
+            folded: &'a [String],
+            #[serde(skip_serializing_if = "Option::is_none")]
+            fallback: &'a Option<String>,
+        }
+        Out {
+            steps: (&self.steps, self.compact),
+            estimated_tokens: self.estimated_tokens,
+            turns: &self.turns,
+            stats: &self.stats,
+            summarize: &self.summarize,
+            folded: &self.folded,
+            fallback: &self.fallback,
+        }
+        .serialize(s)
+    }
+}
+
+/// Steps, compactly when asked (see [`AssembleResult::compact`]).
+fn steps_out<S: serde::Serializer>(&(steps, compact): &(&[Step], bool), s: S) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    #[serde(untagged)]
+    enum Out<'a> {
+        Source(i64),
+        Step(&'a Step),
+    }
+    s.collect_seq(steps.iter().map(|st| match (st.source, &st.message, st.reuse) {
+        (Some(i), None, None) if compact => Out::Source(i as i64),
+        (Some(i), None, Some(true)) if compact => Out::Source(-(i as i64) - 1),
+        _ => Out::Step(st),
+    }))
 }
 
 /// Turn explanations, each repeated one as `0`.
-fn turns_out<S: serde::Serializer>(turns: &[assemble::TurnExplain], s: S) -> Result<S::Ok, S::Error> {
+fn turns_out<S: serde::Serializer>(turns: &&[assemble::TurnExplain], s: S) -> Result<S::Ok, S::Error> {
     #[derive(Serialize)]
     #[serde(untagged)]
     enum Out<'a> {
         Repeated(u8),
         Turn(&'a assemble::TurnExplain),
     }
-    s.collect_seq(
-        turns
-            .iter()
-            .map(|t| if t.repeated { Out::Repeated(0) } else { Out::Turn(t) }),
-    )
+    s.collect_seq(turns.iter().map(|t| if t.repeated { Out::Repeated(0) } else { Out::Turn(t) }))
 }
 
 impl Session {
@@ -359,6 +400,7 @@ impl Session {
                 for s in &mut r.steps {
                     s.mark_reuse(&history);
                 }
+                r.compact = true;
             }
             r
         });
@@ -550,6 +592,7 @@ fn clean_only(messages: &[Value], config: &Config, budget: usize, complete: bool
         summarize: Vec::new(),
         folded: Vec::new(),
         fallback: r.fallback,
+        compact: false,
     }
 }
 
@@ -564,6 +607,7 @@ fn gate_result(messages: &[Value], a: Assembled, config: &Config, budget: usize,
             summarize: a.summarize,
             folded: a.folded,
             fallback: None,
+            compact: false,
         },
         Err(refusal) => {
             let mut r = clean_only(messages, config, budget, complete);

@@ -104,21 +104,29 @@ export function wrapGlue(glue) {
         }
         explained = turns.slice();
         let reused = 0;
-        for (const st of r.steps) {
-          if (st.reuse === undefined) continue;
-          if (st.reuse) {
-            const m = replaced[st.source];
+        // Steps come compactly: a kept message as its source `i`, a replacement sent before as
+        // `-i - 1` (the one kept here), the others as step objects.
+        const steps = r.steps;
+        for (let k = 0; k < steps.length; k++) {
+          const st = steps[k];
+          if (typeof st === "number") {
+            if (st >= 0) {
+              steps[k] = { source: st };
+              continue;
+            }
+            const source = -st - 1;
+            const m = replaced[source];
             if (m === undefined) {
               replaced = [];
-              throw new Error(`contextfold core referred to a replacement of message ${st.source} it never sent`);
+              throw new Error(`contextfold core referred to a replacement of message ${source} it never sent`);
             }
-            st.message = m;
+            steps[k] = { source, message: m };
             reused++;
-          } else {
+          } else if (st.reuse !== undefined) {
             replaced[st.source] = st.message;
             KEPT.add(st.message);
+            delete st.reuse;
           }
-          delete st.reuse;
         }
         sent = kept.concat(append.map((m) => structuredClone(m)));
         transfer = { kept: keep, sent: append.length, reused, repeated };
