@@ -195,7 +195,11 @@ fn turns_out<S: serde::Serializer>(turns: &&[assemble::TurnExplain], s: S) -> Re
         Repeated(u8),
         Turn(&'a assemble::TurnExplain),
     }
-    s.collect_seq(turns.iter().map(|t| if t.repeated { Out::Repeated(0) } else { Out::Turn(t) }))
+    s.collect_seq(
+        turns
+            .iter()
+            .map(|t| if t.repeated { Out::Repeated(0) } else { Out::Turn(t) }),
+    )
 }
 
 impl Session {
