@@ -149,6 +149,32 @@ pub struct Query {
     norm: f64,
     /// A weight per vocabulary term for summing centroids, `NaN` where unused.
     scratch: RefCell<Vec<f32>>,
+    idf: RefCell<IdfCache>,
+}
+
+/// `idf(n, df)` remembered per `df`: it is asked for every entry of many turns, and most
+/// terms share a handful of `df` values.
+#[derive(Debug, Clone, Default)]
+struct IdfCache {
+    n: usize,
+    values: Vec<f64>,
+}
+
+impl IdfCache {
+    fn get(&mut self, n: usize, df: u32) -> f64 {
+        if self.n != n {
+            self.n = n;
+            self.values.clear();
+        }
+        let i = df as usize;
+        if i >= self.values.len() {
+            self.values.resize(i + 1, f64::NAN);
+        }
+        if self.values[i].is_nan() {
+            self.values[i] = idf(n, df);
+        }
+        self.values[i]
+    }
 }
 
 /// Incremental topic segmenter over the turns of one session.
@@ -325,7 +351,8 @@ impl Segmenter {
     /// with many turn ranges ([`Segmenter::similarity`]).
     pub fn query(&self, text: &str) -> Query {
         let n = self.len();
-        let idf_of = |df: u32| idf(n, df);
+        let mut cache = IdfCache::default();
+        let mut idf_of = |df: u32| cache.get(n, df);
         // The text's vector: known terms by id, unseen terms only add to its norm.
         let text = strip_host_metadata(text);
         let mut known: Vec<(u32, f32)> = Vec::new();
@@ -356,6 +383,7 @@ impl Segmenter {
             terms,
             norm,
             scratch: RefCell::new(Vec::new()),
+            idf: RefCell::new(cache),
         }
     }
 
@@ -367,7 +395,7 @@ impl Segmenter {
             return 0.0;
         }
         let last = last.min(n - 1);
-        let idf_of = |df: u32| idf(n, df);
+        let mut idfs = query.idf.borrow_mut();
         let (scratch, query, query_norm) = (&query.scratch, &query.terms, query.norm);
 
         // The centroid of the turns' unit vectors, summed per term in turn order.
@@ -380,7 +408,7 @@ impl Segmenter {
             weights.clear();
             let mut norm = 0.0f64;
             for e in range.clone() {
-                let w = self.tf[e] as f64 * idf_of(self.vocab.df[self.ids[e] as usize]);
+                let w = self.tf[e] as f64 * idfs.get(n, self.vocab.df[self.ids[e] as usize]);
                 norm += w * w;
                 weights.push(w as f32);
             }
@@ -422,7 +450,8 @@ impl Segmenter {
     /// and the turns that have any term.
     fn weigh(&self) -> Weights {
         let n = self.len();
-        let idf: Vec<f32> = self.vocab.df.iter().map(|&df| idf(n, df) as f32).collect();
+        let mut cache = IdfCache::default();
+        let idf: Vec<f32> = self.vocab.df.iter().map(|&df| cache.get(n, df) as f32).collect();
         let mut w = vec![0.0f32; self.ids.len()];
         let mut nonempty = Vec::with_capacity(n);
         for t in 0..n {
