@@ -107,7 +107,7 @@ pub struct SessionIndex {
     /// Entries skipped (no id, duplicate id, or cut off by a parent cycle).
     pub skipped: usize,
     /// Whether the last significant message was a user prompt (turn grouping state).
-    prev_user: bool,
+    pub(crate) prev_user: bool,
 }
 
 impl SessionIndex {
