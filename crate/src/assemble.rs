@@ -452,10 +452,7 @@ fn render(
             let run_label = match labels.len() {
                 0 => String::new(),
                 1 => labels.remove(0),
-                k => format!(
-                    "{k} topics: {}",
-                    labels.iter().take(3).cloned().collect::<Vec<_>>().join("; ")
-                ),
+                k => format!("{k} topics: {}", turns::join(&labels[..labels.len().min(3)], "; ")),
             };
             let run_tokens: usize = plans[t..end].iter().map(|p| p.tokens_before).sum();
             let (run_steps, after) = stub_run(messages, &plans[t..end], &run_label, &ids, run_tokens);

@@ -105,7 +105,7 @@ pub fn extractive(input: &SummaryInput) -> String {
     let header = format!("[summary of turn {}]", clean_id(input.turn_id));
     let room = max.saturating_sub(tokens::text(&header));
 
-    let ask_src = brief(&s.asks.join(" / "), SOURCE_CHARS);
+    let ask_src = brief(&turns::join(&s.asks, " / "), SOURCE_CHARS);
     let answer_src = brief(&s.answer, SOURCE_CHARS);
     let ask = shorten(&ask_src, chars_for_tokens(&ask_src, room.saturating_mul(3) / 10));
     let answer = shorten(
@@ -175,7 +175,7 @@ pub fn stub(label: &str, turn_ids: &[&str], tokens: usize) -> String {
     let what = match ids.len() {
         0 => format!(" ({approx})"),
         1 => format!(" — turn {} ({approx})", ids[0]),
-        2 | 3 => format!(" — turns {} ({approx})", ids.join(", ")),
+        2 | 3 => format!(" — turns {} ({approx})", turns::join(&ids, ", ")),
         n => format!(" — turns {}..{} ({n} turns, {approx})", ids[0], ids[n - 1]),
     };
     format!("{head}{what}; recover with context_engine_recover]")
@@ -224,7 +224,7 @@ fn scan(messages: &[Value]) -> Scan {
     for d in std::mem::take(&mut s.thinking_decisions) {
         add(&mut s.facts.decisions, &d);
     }
-    s.facts.ask = brief(&s.asks.join(" / "), FACT_ASK_CHARS);
+    s.facts.ask = brief(&turns::join(&s.asks, " / "), FACT_ASK_CHARS);
     s.facts.answer = brief(&s.answer, FACT_ANSWER_CHARS);
     s
 }
@@ -282,7 +282,7 @@ fn scan_user(msg: &Value, s: &mut Scan) {
     }
     let (kept, host) = hostmeta::split_host(&text);
     // Host event lines are not the ask, but an exec failure they report is still an error.
-    scan_errors(&host.join("\n"), false, &mut s.facts.errors);
+    scan_errors(&turns::join(&host, "\n"), false, &mut s.facts.errors);
     if kept.trim().is_empty() {
         return;
     }
@@ -1833,7 +1833,7 @@ impl Line {
     fn rendered(&self) -> Option<String> {
         let body = match &self.body {
             Body::Text { shown, .. } if !shown.is_empty() => shown.clone(),
-            Body::Items { items, sep } if !items.is_empty() => items.join(sep),
+            Body::Items { items, sep } if !items.is_empty() => turns::join(items, sep),
             _ => return None,
         };
         let line = if self.label.is_empty() {
@@ -1846,7 +1846,7 @@ impl Line {
 }
 
 fn render(lines: &[Line]) -> String {
-    lines.iter().filter_map(Line::rendered).collect::<Vec<_>>().join("\n")
+    turns::join(&lines.iter().filter_map(Line::rendered).collect::<Vec<_>>(), "\n")
 }
 
 /// Trims lines, lowest rank first, until the rendering is within `max` tokens: lists lose

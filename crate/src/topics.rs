@@ -661,7 +661,7 @@ fn make_label(scored: &[Scored], terms: &[Box<str>]) -> Option<String> {
             }
         }
     }
-    (!parts.is_empty()).then(|| parts.join(" / "))
+    (!parts.is_empty()).then(|| crate::turns::join(&parts, " / "))
 }
 
 /// Smoothed inverse document frequency over `n` turns.
