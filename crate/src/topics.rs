@@ -332,7 +332,7 @@ impl Segmenter {
         let mut unseen: Vec<String> = Vec::new();
         let mut scratch = Scratch::default();
         tokenize(&text, &mut scratch, &mut |term| match self.vocab.ids.get(term) {
-            Some(&id) => known.push((id, USER_WEIGHT)),
+            Some(&id) => known.push((id as u32, USER_WEIGHT)),
             None => unseen.push(term.to_owned()),
         });
         sort_by(&mut known, |a, b| a.0 < b.0);
@@ -698,7 +698,9 @@ struct Weights {
 
 #[derive(Debug, Clone, Default)]
 struct Vocab {
-    ids: HashMap<Box<str>, u32>,
+    /// Id of each term. `String` and `usize` rather than `Box<str>` and `u32`: the wasm core
+    /// already compiles hash map code for that type (prune's `turnTokens`).
+    ids: HashMap<String, usize>,
     terms: Vec<Box<str>>,
     /// Number of turns containing each term.
     df: Vec<u32>,
@@ -708,10 +710,10 @@ impl Vocab {
     /// The id of `term`, added if new (`None` only if the vocabulary is full: 2^32 terms).
     fn intern(&mut self, term: &str) -> Option<u32> {
         if let Some(&id) = self.ids.get(term) {
-            return Some(id);
+            return Some(id as u32);
         }
         let id = u32::try_from(self.terms.len()).ok()?;
-        self.ids.insert(term.into(), id);
+        self.ids.insert(term.into(), id as usize);
         self.terms.push(term.into());
         self.df.push(0);
         Some(id)
