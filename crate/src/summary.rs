@@ -14,6 +14,10 @@
 //! every line starts with a label of ours, all input text is collapsed onto those lines, and
 //! chat-template tokens (`<|…|>`, `[INST]`, `</…>`) are broken up, so no part of it can pass
 //! for another message. This module never calls a model and never decides *what* to fold.
+//!
+//! Trim patterns are `&[char]` slices throughout, single characters too: std compiles each
+//! `trim_*_matches` once per pattern type, so one type for all of them keeps one copy of each
+//! in the wasm core (bench/size/README.md, fourth round).
 
 use crate::hostmeta::{self, is_month, WEEKDAYS};
 use crate::message::{self, Kind, PartKind};
@@ -120,7 +124,7 @@ pub fn extractive(input: &SummaryInput) -> String {
             .iter()
             .filter(|x| !shown.contains(x.as_str()))
             .take(cap)
-            .map(|x| cut_chars(x.trim_end_matches(['.', ':', ';', '。']), chars))
+            .map(|x| cut_chars(x.trim_end_matches(&['.', ':', ';', '。'][..]), chars))
             .collect()
     };
     // The most telling error lines first (a panic or `error:` over a `... FAILED` tally).
@@ -626,7 +630,7 @@ fn words(text: &str) -> Vec<Word<'_>> {
             let (core, trail_trimmed, ends_sentence) = trim_word(raw);
             let next = rest[len..].chars().next();
             let after_core = &raw[offset(raw, core) + core.len()..];
-            let label = after_core.contains(':') || rest[len..].trim_start_matches(['*', ' ']).starts_with(':');
+            let label = after_core.contains(':') || rest[len..].trim_start_matches(&['*', ' '][..]).starts_with(':');
             if core.chars().any(char::is_alphanumeric) {
                 let start = offset(text, core);
                 out.push(Word {
@@ -961,7 +965,7 @@ fn is_path(w: &str) -> bool {
         return false;
     }
     if bare.starts_with("~/") || bare.starts_with("./") || bare.starts_with("../") {
-        return !bare.trim_start_matches(['.', '~', '/']).is_empty();
+        return !bare.trim_start_matches(&['.', '~', '/'][..]).is_empty();
     }
     let slashes = bare.matches('/').count();
     let last = bare.rsplit('/').next().unwrap_or("");
@@ -1152,7 +1156,7 @@ fn is_identifier(w: &str) -> bool {
         if !has_letter || b[0].is_ascii_digit() {
             return false;
         }
-        return (w.contains('_') && w.trim_matches('_').len() > 1) || is_camel(w) || (b.len() >= 6 && has_digit);
+        return (w.contains('_') && w.trim_matches(&['_'][..]).len() > 1) || is_camel(w) || (b.len() >= 6 && has_digit);
     }
     if w.contains('.') && b.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.') {
         let segs: Vec<&str> = w.split('.').collect();
@@ -1197,7 +1201,7 @@ fn name_word(w: &Word) -> Option<usize> {
         .strip_suffix("'s")
         .or_else(|| core.strip_suffix("’s"))
         .unwrap_or(core)
-        .trim_end_matches(['\'', '’', '+']);
+        .trim_end_matches(&['\'', '’', '+'][..]);
     let count = base.chars().count();
     if !(2..=30).contains(&count) || !base.starts_with(char::is_uppercase) {
         return None;
@@ -1278,7 +1282,7 @@ fn is_decision(sentence: &str, strict: bool) -> bool {
     let lower = sentence.to_ascii_lowercase().replace('’', "'");
     let mut prev = "";
     for w in lower.split(|c: char| !(c.is_ascii_alphanumeric() || c == '\'')) {
-        let w = w.trim_matches('\'');
+        let w = w.trim_matches(&['\''][..]);
         if w.is_empty() {
             continue;
         }
@@ -1312,7 +1316,7 @@ fn scan_decisions(text: &str, strict: bool, out: &mut Vec<String>) {
             continue;
         }
         for sentence in sentences(line) {
-            let sent = sentence.trim_start_matches(['-', '*', '•', '#', '>', ' ']).trim();
+            let sent = sentence.trim_start_matches(&['-', '*', '•', '#', '>', ' '][..]).trim();
             // Not a sentence but a blob (minified code, base64): nothing to decide there.
             if sent.len() < 8 || sent.len() > 2000 || sent.ends_with('?') || sent.ends_with('？') {
                 continue;
@@ -1429,7 +1433,7 @@ fn is_error_line(line: &str) -> bool {
     }
     phrases_in(EXIT_MARKERS).any(|m| {
         lower.match_indices(m).any(|(k, _)| {
-            let rest = lower[k + m.len()..].trim_start_matches([' ', ':', '=', '"', '\'']);
+            let rest = lower[k + m.len()..].trim_start_matches(&[' ', ':', '=', '"', '\''][..]);
             let rest = rest.strip_prefix('-').unwrap_or(rest);
             let digits: &str = &rest[..rest.bytes().take_while(u8::is_ascii_digit).count()];
             !digits.is_empty() && digits.bytes().any(|b| b != b'0')
@@ -1586,7 +1590,7 @@ fn plain_text(s: &str) -> String {
         if fence {
             continue;
         }
-        out.push_str(t.trim_start_matches('#').trim_start());
+        out.push_str(t.trim_start_matches(&['#'][..]).trim_start());
         out.push('\n');
     }
     hostmeta::strip_directives(&out.replace("**", "")).into_owned()

@@ -843,7 +843,8 @@ fn flush_word(word: &mut String, emit: &mut dyn FnMut(&str)) {
 /// Emits a lowercased word unless it is not a term: shorter than two characters (after
 /// trimming `_`), longer than [`MAX_TERM_BYTES`], a number, or a stopword.
 fn emit_if_term(word: &str, emit: &mut dyn FnMut(&str)) {
-    let term = word.trim_matches('_');
+    // A `&[char]` pattern, as in summary.rs: one copy of `trim_matches` for both modules.
+    let term = word.trim_matches(&['_'][..]);
     let keep = term.len() <= MAX_TERM_BYTES
         && term.chars().nth(1).is_some()
         && !term.bytes().all(|b| b.is_ascii_digit() || b == b'_')
