@@ -15,9 +15,10 @@
 //! chat-template tokens (`<|…|>`, `[INST]`, `</…>`) are broken up, so no part of it can pass
 //! for another message. This module never calls a model and never decides *what* to fold.
 //!
-//! Trim patterns are `&[char]` slices throughout, single characters too: std compiles each
-//! `trim_*_matches` once per pattern type, so one type for all of them keeps one copy of each
-//! in the wasm core (bench/size/README.md, fourth round).
+//! Sets of characters as patterns are `&[char]` slices throughout (and for `trim_*_matches`
+//! single characters too): std compiles each pattern function once per pattern type, and
+//! arrays are a type per length; one type keeps one copy of each in the wasm core
+//! (bench/size/README.md, fourth round).
 
 use crate::hostmeta::{self, is_month, WEEKDAYS};
 use crate::message::{self, Kind, PartKind};
@@ -691,7 +692,7 @@ fn trim_word(raw: &str) -> (&str, bool, bool) {
     let lead = raw.trim_start_matches(LEAD);
     let mut core = lead.trim_end_matches(TRAIL);
     let trailing = &lead[core.len()..];
-    let ends_sentence = trailing.contains(['.', '!', '?', '…', ':']);
+    let ends_sentence = trailing.contains(&['.', '!', '?', '…', ':'][..]);
     // Markdown emphasis: `_word_`.
     if core.len() > 2 && core.starts_with('_') && core.ends_with('_') && !core[1..core.len() - 1].contains('_') {
         core = &core[1..core.len() - 1];
@@ -1024,13 +1025,13 @@ fn number(ws: &[Word], i: usize, text: &str) -> Option<(String, bool, usize)> {
         }
     }
     let version = s
-        .strip_prefix(['v', 'V'])
+        .strip_prefix(&['v', 'V'][..])
         .filter(|r| r.starts_with(|c: char| c.is_ascii_digit()));
     if let Some(v) = version {
         let ok = v.contains('.') && v.bytes().all(|b| b.is_ascii_digit() || b == b'.');
         return ok.then(|| (core.to_string(), false, 1));
     }
-    let s = match s.strip_prefix(['-', '+']) {
+    let s = match s.strip_prefix(&['-', '+'][..]) {
         Some(r) if r.starts_with(|c: char| c.is_ascii_digit()) => r,
         _ => s,
     };
