@@ -271,7 +271,7 @@ fn looks_like_timestamp(s: &str) -> bool {
 
 /// A capitalised month name or abbreviation (`May`, `Sept`, `DEC`).
 pub(crate) fn is_month(s: &str) -> bool {
-    if !s.starts_with(|c: char| c.is_ascii_uppercase()) || s.len() < 3 || s.len() > 9 {
+    if !s.bytes().next().is_some_and(|b| b.is_ascii_uppercase()) || s.len() < 3 || s.len() > 9 {
         return false;
     }
     let l = s.to_ascii_lowercase();

@@ -983,7 +983,7 @@ fn is_path(w: &str) -> bool {
     match split_ext(bare) {
         Some((stem, ext)) => {
             let ext = ext.to_ascii_lowercase();
-            let product = ext == "js" && stem.starts_with(|c: char| c.is_ascii_uppercase());
+            let product = ext == "js" && stem.bytes().next().is_some_and(|b| b.is_ascii_uppercase());
             listed(KNOWN_EXT, &ext)
                 && !product
                 && stem.bytes().all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b))
@@ -1026,16 +1026,16 @@ fn number(ws: &[Word], i: usize, text: &str) -> Option<(String, bool, usize)> {
     }
     let version = s
         .strip_prefix(&['v', 'V'][..])
-        .filter(|r| r.starts_with(|c: char| c.is_ascii_digit()));
+        .filter(|r| r.bytes().next().is_some_and(|b| b.is_ascii_digit()));
     if let Some(v) = version {
         let ok = v.contains('.') && v.bytes().all(|b| b.is_ascii_digit() || b == b'.');
         return ok.then(|| (core.to_string(), false, 1));
     }
     let s = match s.strip_prefix(&['-', '+'][..]) {
-        Some(r) if r.starts_with(|c: char| c.is_ascii_digit()) => r,
+        Some(r) if r.bytes().next().is_some_and(|b| b.is_ascii_digit()) => r,
         _ => s,
     };
-    if !s.starts_with(|c: char| c.is_ascii_digit()) {
+    if !s.bytes().next().is_some_and(|b| b.is_ascii_digit()) {
         return None;
     }
     let b = s.as_bytes();
@@ -1177,7 +1177,9 @@ fn is_identifier(w: &str) -> bool {
 /// A word inside a one-word code span that reads as a name in code.
 fn ident_like(w: &str) -> bool {
     (2..=100).contains(&w.len())
-        && w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '$')
+        && w.bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_' || b == b'$')
         && w.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"_.:-$#@!?".contains(&b))
 }
