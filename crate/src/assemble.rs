@@ -474,7 +474,7 @@ fn render<'a>(
             let run_label = match labels.len() {
                 0 => String::new(),
                 1 => labels[0].to_string(),
-                k => format!("{k} topics: {}", labels[..3.min(k)].join("; ")),
+                k => format!("{k} topics: {}", turns::join(&labels[..k.min(3)], "; ")),
             };
             let run_tokens: usize = plans[t..end].iter().map(|p| p.tokens_before).sum();
             let (run_steps, after) = stub_run(messages, &plans[t..end], &run_label, &ids, run_tokens);

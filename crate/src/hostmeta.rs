@@ -131,7 +131,8 @@ pub fn split_host(text: &str) -> (String, Vec<&str>) {
 
 /// Whether [`split_host`] could change more than the surrounding whitespace.
 fn may_have_metadata(text: &str) -> bool {
-    text.contains(['[', '\r']) || text.contains("(untrusted") || text.contains(UNTRUSTED_CONTEXT_HEADER)
+    // `&[char]` patterns, as in summary.rs (one copy of the searcher for both modules).
+    text.contains(&['[', '\r'][..]) || text.contains("(untrusted") || text.contains(UNTRUSTED_CONTEXT_HEADER)
 }
 
 /// Removes `[[reply_to_current]]` / `[[reply_to: 123]]`-style delivery directives: `[[`, at
@@ -263,14 +264,14 @@ fn looks_like_timestamp(s: &str) -> bool {
         .windows(5)
         .any(|w| w[..2].iter().all(u8::is_ascii_digit) && w[2] == b':' && w[3..].iter().all(u8::is_ascii_digit));
     let named = s
-        .split([' ', ','])
+        .split(&[' ', ','][..])
         .any(|w| is_month(w) || WEEKDAYS.iter().any(|d| w.eq_ignore_ascii_case(d)));
     iso || (time && named)
 }
 
 /// A capitalised month name or abbreviation (`May`, `Sept`, `DEC`).
 pub(crate) fn is_month(s: &str) -> bool {
-    if !s.starts_with(|c: char| c.is_ascii_uppercase()) || s.len() < 3 || s.len() > 9 {
+    if !s.bytes().next().is_some_and(|b| b.is_ascii_uppercase()) || s.len() < 3 || s.len() > 9 {
         return false;
     }
     let l = s.to_ascii_lowercase();

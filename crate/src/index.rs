@@ -107,7 +107,7 @@ pub struct SessionIndex {
     /// Entries skipped (no id, duplicate id, or cut off by a parent cycle).
     pub skipped: usize,
     /// Whether the last significant message was a user prompt (turn grouping state).
-    prev_user: bool,
+    pub(crate) prev_user: bool,
 }
 
 impl SessionIndex {
@@ -264,11 +264,13 @@ fn take_chars(s: &str, n: usize) -> String {
 /// The parent chain from the newest entry with an id, oldest first. Duplicate ids keep the
 /// newest occurrence; a cycle or an unknown parent ends the chain.
 fn active_branch<'a>(entries: &'a [Entry], skipped: &mut usize) -> Vec<&'a Entry> {
-    let mut by_id: HashMap<&str, &Entry> = HashMap::default();
-    for e in entries {
+    // Positions rather than references: the map type is then one the crate already compiles
+    // (`HashMap<&str, usize>`, session.rs), not a copy of hashbrown's code of its own.
+    let mut by_id: HashMap<&str, usize> = HashMap::default();
+    for (i, e) in entries.iter().enumerate() {
         match e.id.as_deref() {
             Some(id) => {
-                if by_id.insert(id, e).is_some() {
+                if by_id.insert(id, i).is_some() {
                     *skipped += 1;
                 }
             }
@@ -288,7 +290,7 @@ fn active_branch<'a>(entries: &'a [Entry], skipped: &mut usize) -> Vec<&'a Entry
         }
         chain.push(cur);
         match cur.parent_id.as_deref().and_then(|p| by_id.get(p)) {
-            Some(p) => cur = p,
+            Some(&p) => cur = &entries[p],
             None => break,
         }
     }

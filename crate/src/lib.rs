@@ -23,6 +23,7 @@ pub mod gate;
 pub mod hash;
 pub mod hostmeta;
 pub mod index;
+mod json_out;
 pub mod memo;
 pub mod message;
 pub mod pairing;
@@ -139,16 +140,16 @@ pub fn clean_history(messages: &[Value], config: &config::CleanConfig, complete:
 pub fn clean_json(input: &str) -> Result<String, Error> {
     let req = CleanRequest::from_value(serde_json::from_str(input)?)?;
     let cfg = config::Config::from_json(&req.config)?;
-    Ok(serde_json::to_string(&clean_history(
+    Ok(json_out::to_string(&clean_history(
         &req.messages,
         &cfg.clean(),
         req.history_complete,
-    ))?)
+    )))
 }
 
 /// A one-shot assemble over a whole transcript (see [`session::OneShot`]).
 pub fn assemble_json(input: &str) -> Result<String, Error> {
-    Ok(serde_json::to_string(&one_shot(serde_json::from_str(input)?)?.run()?)?)
+    Ok(json_out::to_string(&one_shot(serde_json::from_str(input)?)?.run()?))
 }
 
 /// Reads a one-shot request by hand (see [`read`]), as the derived impl of

@@ -496,7 +496,7 @@ fn plan(messages: &[Value], units: &[Unit], chosen: &[usize], preserve_system: b
 /// [`prune`] over a JSON request document.
 pub fn prune_json(input: &str) -> Result<String, Error> {
     let req = PruneRequest::from_value(serde_json::from_str(input)?)?;
-    Ok(serde_json::to_string(&prune(&req)?)?)
+    Ok(crate::json_out::to_string(&prune(&req)?))
 }
 
 #[cfg(test)]

@@ -180,10 +180,21 @@ pub fn array(v: Value) -> Parsed<Vec<Value>> {
 }
 
 pub fn list<T>(v: Value, item: fn(Value) -> Parsed<T>) -> Parsed<Vec<T>> {
-    let items = array(v)?.into_iter().enumerate();
-    items
-        .map(|(i, v)| item(v).map_err(|e| in_field(&format!("[{i}]"), e)))
-        .collect()
+    let mut out = Vec::new();
+    each(v, &mut |v| {
+        out.push(item(v)?);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// Calls `f` with every item of an array, in order, up to the first error (which gets the
+/// item's index as its path). Not generic: `list` is compiled once per item type, this once.
+fn each(v: Value, f: &mut dyn FnMut(Value) -> Parsed<()>) -> Parsed<()> {
+    for (i, v) in array(v)?.into_iter().enumerate() {
+        f(v).map_err(|e| in_field(&format!("[{i}]"), e))?;
+    }
+    Ok(())
 }
 
 pub fn strings(v: Value) -> Parsed<Vec<String>> {

@@ -14,6 +14,11 @@
 //! every line starts with a label of ours, all input text is collapsed onto those lines, and
 //! chat-template tokens (`<|…|>`, `[INST]`, `</…>`) are broken up, so no part of it can pass
 //! for another message. This module never calls a model and never decides *what* to fold.
+//!
+//! Sets of characters as patterns are `&[char]` slices throughout (and for `trim_*_matches`
+//! single characters too): std compiles each pattern function once per pattern type, and
+//! arrays are a type per length; one type keeps one copy of each in the wasm core
+//! (bench/size/README.md, fourth round).
 
 use crate::hostmeta::{self, is_month, WEEKDAYS};
 use crate::message::{self, Kind, PartKind};
@@ -105,7 +110,7 @@ pub fn extractive(input: &SummaryInput) -> String {
     let header = format!("[summary of turn {}]", clean_id(input.turn_id));
     let room = max.saturating_sub(tokens::text(&header));
 
-    let ask_src = brief(&s.asks.join(" / "), SOURCE_CHARS);
+    let ask_src = brief(&turns::join(&s.asks, " / "), SOURCE_CHARS);
     let answer_src = brief(&s.answer, SOURCE_CHARS);
     let ask = shorten(&ask_src, chars_for_tokens(&ask_src, room.saturating_mul(3) / 10));
     let answer = shorten(
@@ -120,7 +125,7 @@ pub fn extractive(input: &SummaryInput) -> String {
             .iter()
             .filter(|x| !shown.contains(x.as_str()))
             .take(cap)
-            .map(|x| cut_chars(x.trim_end_matches(['.', ':', ';', '。']), chars))
+            .map(|x| cut_chars(x.trim_end_matches(&['.', ':', ';', '。'][..]), chars))
             .collect()
     };
     // The most telling error lines first (a panic or `error:` over a `... FAILED` tally).
@@ -175,7 +180,7 @@ pub fn stub(label: &str, turn_ids: &[&str], tokens: usize) -> String {
     let what = match ids.len() {
         0 => format!(" ({approx})"),
         1 => format!(" — turn {} ({approx})", ids[0]),
-        2 | 3 => format!(" — turns {} ({approx})", ids.join(", ")),
+        2 | 3 => format!(" — turns {} ({approx})", turns::join(&ids, ", ")),
         n => format!(" — turns {}..{} ({n} turns, {approx})", ids[0], ids[n - 1]),
     };
     format!("{head}{what}; recover with context_engine_recover]")
@@ -224,7 +229,7 @@ fn scan(messages: &[Value]) -> Scan {
     for d in std::mem::take(&mut s.thinking_decisions) {
         add(&mut s.facts.decisions, &d);
     }
-    s.facts.ask = brief(&s.asks.join(" / "), FACT_ASK_CHARS);
+    s.facts.ask = brief(&turns::join(&s.asks, " / "), FACT_ASK_CHARS);
     s.facts.answer = brief(&s.answer, FACT_ANSWER_CHARS);
     s
 }
@@ -282,7 +287,7 @@ fn scan_user(msg: &Value, s: &mut Scan) {
     }
     let (kept, host) = hostmeta::split_host(&text);
     // Host event lines are not the ask, but an exec failure they report is still an error.
-    scan_errors(&host.join("\n"), false, &mut s.facts.errors);
+    scan_errors(&turns::join(&host, "\n"), false, &mut s.facts.errors);
     if kept.trim().is_empty() {
         return;
     }
@@ -626,7 +631,7 @@ fn words(text: &str) -> Vec<Word<'_>> {
             let (core, trail_trimmed, ends_sentence) = trim_word(raw);
             let next = rest[len..].chars().next();
             let after_core = &raw[offset(raw, core) + core.len()..];
-            let label = after_core.contains(':') || rest[len..].trim_start_matches(['*', ' ']).starts_with(':');
+            let label = after_core.contains(':') || rest[len..].trim_start_matches(&['*', ' '][..]).starts_with(':');
             if core.chars().any(char::is_alphanumeric) {
                 let start = offset(text, core);
                 out.push(Word {
@@ -687,7 +692,7 @@ fn trim_word(raw: &str) -> (&str, bool, bool) {
     let lead = raw.trim_start_matches(LEAD);
     let mut core = lead.trim_end_matches(TRAIL);
     let trailing = &lead[core.len()..];
-    let ends_sentence = trailing.contains(['.', '!', '?', '…', ':']);
+    let ends_sentence = trailing.contains(&['.', '!', '?', '…', ':'][..]);
     // Markdown emphasis: `_word_`.
     if core.len() > 2 && core.starts_with('_') && core.ends_with('_') && !core[1..core.len() - 1].contains('_') {
         core = &core[1..core.len() - 1];
@@ -961,7 +966,7 @@ fn is_path(w: &str) -> bool {
         return false;
     }
     if bare.starts_with("~/") || bare.starts_with("./") || bare.starts_with("../") {
-        return !bare.trim_start_matches(['.', '~', '/']).is_empty();
+        return !bare.trim_start_matches(&['.', '~', '/'][..]).is_empty();
     }
     let slashes = bare.matches('/').count();
     let last = bare.rsplit('/').next().unwrap_or("");
@@ -978,7 +983,7 @@ fn is_path(w: &str) -> bool {
     match split_ext(bare) {
         Some((stem, ext)) => {
             let ext = ext.to_ascii_lowercase();
-            let product = ext == "js" && stem.starts_with(|c: char| c.is_ascii_uppercase());
+            let product = ext == "js" && stem.bytes().next().is_some_and(|b| b.is_ascii_uppercase());
             listed(KNOWN_EXT, &ext)
                 && !product
                 && stem.bytes().all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b))
@@ -1020,17 +1025,17 @@ fn number(ws: &[Word], i: usize, text: &str) -> Option<(String, bool, usize)> {
         }
     }
     let version = s
-        .strip_prefix(['v', 'V'])
-        .filter(|r| r.starts_with(|c: char| c.is_ascii_digit()));
+        .strip_prefix(&['v', 'V'][..])
+        .filter(|r| r.bytes().next().is_some_and(|b| b.is_ascii_digit()));
     if let Some(v) = version {
         let ok = v.contains('.') && v.bytes().all(|b| b.is_ascii_digit() || b == b'.');
         return ok.then(|| (core.to_string(), false, 1));
     }
-    let s = match s.strip_prefix(['-', '+']) {
-        Some(r) if r.starts_with(|c: char| c.is_ascii_digit()) => r,
+    let s = match s.strip_prefix(&['-', '+'][..]) {
+        Some(r) if r.bytes().next().is_some_and(|b| b.is_ascii_digit()) => r,
         _ => s,
     };
-    if !s.starts_with(|c: char| c.is_ascii_digit()) {
+    if !s.bytes().next().is_some_and(|b| b.is_ascii_digit()) {
         return None;
     }
     let b = s.as_bytes();
@@ -1152,7 +1157,7 @@ fn is_identifier(w: &str) -> bool {
         if !has_letter || b[0].is_ascii_digit() {
             return false;
         }
-        return (w.contains('_') && w.trim_matches('_').len() > 1) || is_camel(w) || (b.len() >= 6 && has_digit);
+        return (w.contains('_') && w.trim_matches(&['_'][..]).len() > 1) || is_camel(w) || (b.len() >= 6 && has_digit);
     }
     if w.contains('.') && b.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.') {
         let segs: Vec<&str> = w.split('.').collect();
@@ -1172,7 +1177,9 @@ fn is_identifier(w: &str) -> bool {
 /// A word inside a one-word code span that reads as a name in code.
 fn ident_like(w: &str) -> bool {
     (2..=100).contains(&w.len())
-        && w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '$')
+        && w.bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_' || b == b'$')
         && w.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"_.:-$#@!?".contains(&b))
 }
@@ -1197,7 +1204,7 @@ fn name_word(w: &Word) -> Option<usize> {
         .strip_suffix("'s")
         .or_else(|| core.strip_suffix("’s"))
         .unwrap_or(core)
-        .trim_end_matches(['\'', '’', '+']);
+        .trim_end_matches(&['\'', '’', '+'][..]);
     let count = base.chars().count();
     if !(2..=30).contains(&count) || !base.starts_with(char::is_uppercase) {
         return None;
@@ -1278,7 +1285,7 @@ fn is_decision(sentence: &str, strict: bool) -> bool {
     let lower = sentence.to_ascii_lowercase().replace('’', "'");
     let mut prev = "";
     for w in lower.split(|c: char| !(c.is_ascii_alphanumeric() || c == '\'')) {
-        let w = w.trim_matches('\'');
+        let w = w.trim_matches(&['\''][..]);
         if w.is_empty() {
             continue;
         }
@@ -1312,7 +1319,7 @@ fn scan_decisions(text: &str, strict: bool, out: &mut Vec<String>) {
             continue;
         }
         for sentence in sentences(line) {
-            let sent = sentence.trim_start_matches(['-', '*', '•', '#', '>', ' ']).trim();
+            let sent = sentence.trim_start_matches(&['-', '*', '•', '#', '>', ' '][..]).trim();
             // Not a sentence but a blob (minified code, base64): nothing to decide there.
             if sent.len() < 8 || sent.len() > 2000 || sent.ends_with('?') || sent.ends_with('？') {
                 continue;
@@ -1429,7 +1436,7 @@ fn is_error_line(line: &str) -> bool {
     }
     phrases_in(EXIT_MARKERS).any(|m| {
         lower.match_indices(m).any(|(k, _)| {
-            let rest = lower[k + m.len()..].trim_start_matches([' ', ':', '=', '"', '\'']);
+            let rest = lower[k + m.len()..].trim_start_matches(&[' ', ':', '=', '"', '\''][..]);
             let rest = rest.strip_prefix('-').unwrap_or(rest);
             let digits: &str = &rest[..rest.bytes().take_while(u8::is_ascii_digit).count()];
             !digits.is_empty() && digits.bytes().any(|b| b != b'0')
@@ -1586,7 +1593,7 @@ fn plain_text(s: &str) -> String {
         if fence {
             continue;
         }
-        out.push_str(t.trim_start_matches('#').trim_start());
+        out.push_str(t.trim_start_matches(&['#'][..]).trim_start());
         out.push('\n');
     }
     hostmeta::strip_directives(&out.replace("**", "")).into_owned()
@@ -1833,7 +1840,7 @@ impl Line {
     fn rendered(&self) -> Option<String> {
         let body = match &self.body {
             Body::Text { shown, .. } if !shown.is_empty() => shown.clone(),
-            Body::Items { items, sep } if !items.is_empty() => items.join(sep),
+            Body::Items { items, sep } if !items.is_empty() => turns::join(items, sep),
             _ => return None,
         };
         let line = if self.label.is_empty() {
@@ -1846,7 +1853,7 @@ impl Line {
 }
 
 fn render(lines: &[Line]) -> String {
-    lines.iter().filter_map(Line::rendered).collect::<Vec<_>>().join("\n")
+    turns::join(&lines.iter().filter_map(Line::rendered).collect::<Vec<_>>(), "\n")
 }
 
 /// Trims lines, lowest rank first, until the rendering is within `max` tokens: lists lose

@@ -359,7 +359,7 @@ impl Segmenter {
         let mut unseen: Vec<String> = Vec::new();
         let mut scratch = Scratch::default();
         tokenize(&text, &mut scratch, &mut |term| match self.vocab.ids.get(term) {
-            Some(&id) => known.push((id, USER_WEIGHT)),
+            Some(&id) => known.push((id as u32, USER_WEIGHT)),
             None => unseen.push(term.to_owned()),
         });
         sort_by(&mut known, |a, b| a.0 < b.0);
@@ -690,7 +690,7 @@ fn make_label(scored: &[Scored], terms: &[Box<str>]) -> Option<String> {
             }
         }
     }
-    (!parts.is_empty()).then(|| parts.join(" / "))
+    (!parts.is_empty()).then(|| crate::turns::join(&parts, " / "))
 }
 
 /// Smoothed inverse document frequency over `n` turns.
@@ -727,7 +727,9 @@ struct Weights {
 
 #[derive(Debug, Clone, Default)]
 struct Vocab {
-    ids: HashMap<Box<str>, u32>,
+    /// Id of each term. `String` and `usize` rather than `Box<str>` and `u32`: the wasm core
+    /// already compiles hash map code for that type (prune's `turnTokens`).
+    ids: HashMap<String, usize>,
     terms: Vec<Box<str>>,
     /// Number of turns containing each term.
     df: Vec<u32>,
@@ -737,10 +739,10 @@ impl Vocab {
     /// The id of `term`, added if new (`None` only if the vocabulary is full: 2^32 terms).
     fn intern(&mut self, term: &str) -> Option<u32> {
         if let Some(&id) = self.ids.get(term) {
-            return Some(id);
+            return Some(id as u32);
         }
         let id = u32::try_from(self.terms.len()).ok()?;
-        self.ids.insert(term.into(), id);
+        self.ids.insert(term.into(), id as usize);
         self.terms.push(term.into());
         self.df.push(0);
         Some(id)
@@ -870,7 +872,8 @@ fn flush_word(word: &mut String, emit: &mut dyn FnMut(&str)) {
 /// Emits a lowercased word unless it is not a term: shorter than two characters (after
 /// trimming `_`), longer than [`MAX_TERM_BYTES`], a number, or a stopword.
 fn emit_if_term(word: &str, emit: &mut dyn FnMut(&str)) {
-    let term = word.trim_matches('_');
+    // A `&[char]` pattern, as in summary.rs: one copy of `trim_matches` for both modules.
+    let term = word.trim_matches(&['_'][..]);
     let keep = term.len() <= MAX_TERM_BYTES
         && term.chars().nth(1).is_some()
         && !term.bytes().all(|b| b.is_ascii_digit() || b == b'_')

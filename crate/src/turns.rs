@@ -159,12 +159,14 @@ impl Default for Fnv {
 pub fn visible_text(m: &Value) -> String {
     match field(m, "content") {
         Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(parts)) => parts
-            .iter()
-            .filter(|p| message::part_kind(p) == PartKind::Text)
-            .map(|p| message::str_field(p, "text"))
-            .collect::<Vec<_>>()
-            .join("\n"),
+        Some(Value::Array(parts)) => join(
+            &parts
+                .iter()
+                .filter(|p| message::part_kind(p) == PartKind::Text)
+                .map(|p| message::str_field(p, "text"))
+                .collect::<Vec<_>>(),
+            "\n",
+        ),
         _ => String::new(),
     }
 }
@@ -173,30 +175,31 @@ pub fn visible_text(m: &Value) -> String {
 pub fn result_text(m: &Value) -> String {
     match field(m, "content") {
         Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(parts)) => parts
-            .iter()
-            .map(|p| match message::part_kind(p) {
-                PartKind::Text => message::str_field(p, "text").to_string(),
-                PartKind::ToolResult => match field(p, "content") {
-                    Some(Value::String(s)) => s.clone(),
-                    Some(Value::Array(inner)) => inner
-                        .iter()
-                        .map(|x| message::str_field(x, "text"))
-                        .collect::<Vec<_>>()
-                        .join("\n"),
+        Some(Value::Array(parts)) => join(
+            &parts
+                .iter()
+                .map(|p| match message::part_kind(p) {
+                    PartKind::Text => message::str_field(p, "text").to_string(),
+                    PartKind::ToolResult => match field(p, "content") {
+                        Some(Value::String(s)) => s.clone(),
+                        Some(Value::Array(inner)) => join(
+                            &inner.iter().map(|x| message::str_field(x, "text")).collect::<Vec<_>>(),
+                            "\n",
+                        ),
+                        _ => String::new(),
+                    },
                     _ => String::new(),
-                },
-                _ => String::new(),
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
+                })
+                .collect::<Vec<_>>(),
+            "\n",
+        ),
         _ => String::new(),
     }
 }
 
 /// Shortens text to at most `max` characters on a character boundary, with an ellipsis.
 pub fn preview(text: &str, max: usize) -> String {
-    let squashed: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let squashed: String = join(&text.split_whitespace().collect::<Vec<_>>(), " ");
     if squashed.chars().count() <= max {
         return squashed;
     }
@@ -238,6 +241,19 @@ pub fn sorted_order(n: usize, less: &mut dyn FnMut(usize, usize) -> bool) -> Vec
     order
 }
 
+/// `parts.join(sep)`: a small loop compiled once per element type, where std's `join`
+/// compiles about 1 KB of wasm per element type (bench/size/README.md, fourth round).
+pub fn join<S: AsRef<str>>(parts: &[S], sep: &str) -> String {
+    let mut out = String::new();
+    for (i, p) in parts.iter().enumerate() {
+        if i > 0 {
+            out.push_str(sep);
+        }
+        out.push_str(p.as_ref());
+    }
+    out
+}
+
 /// Sorts `v` stably by `less` (see [`sorted_order`]).
 pub fn sort_by<T>(v: &mut [T], mut less: impl FnMut(&T, &T) -> bool) {
     sort_dyn(v, &mut less);
@@ -266,6 +282,19 @@ fn sort_dyn<T>(v: &mut [T], less: &mut dyn FnMut(&T, &T) -> bool) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn join_is_std_join() {
+        let words = ["", "a", "bc", "", "déf", "😀", "g h"];
+        for n in 0..=words.len() {
+            for sep in ["", " ", "\n", "; ", " / ", ", ", "—–"] {
+                let strs = &words[..n];
+                let strings: Vec<String> = strs.iter().map(|w| w.to_string()).collect();
+                assert_eq!(join(strs, sep), strs.join(sep));
+                assert_eq!(join(&strings, sep), strings.join(sep));
+            }
+        }
+    }
 
     #[test]
     fn turns_start_at_user_prompts() {
