@@ -90,7 +90,11 @@ struct Memo {
     start: usize,
     len: usize,
     cache: Cache,
+    /// The turn split of the whole slice, for this request only.
+    split: Option<Split>,
 }
+
+type Split = (std::ops::Range<usize>, Vec<crate::turns::TurnSpan>);
 
 thread_local! {
     static MEMO: RefCell<Option<Memo>> = const { RefCell::new(None) };
@@ -124,6 +128,7 @@ pub fn with<R>(messages: &[Value], cache: &mut Cache, f: impl FnOnce() -> R) -> 
         start: messages.as_ptr() as usize,
         len: messages.len(),
         cache: std::mem::take(cache),
+        split: None,
     };
     let _guard = Guard {
         prev: MEMO.with(|m| m.replace(Some(memo))),
@@ -270,6 +275,28 @@ pub fn pairing(messages: &[Value]) -> Option<Rc<Pairing>> {
         }
     });
     Some(pairing)
+}
+
+/// The turn split of `messages` when they are the whole history being planned: computed once
+/// per request; `compute`d for any other slice.
+pub fn split(messages: &[Value], compute: impl FnOnce(&[Value]) -> Split) -> Split {
+    let whole = |x: &Memo| x.start == messages.as_ptr() as usize && x.len == messages.len();
+    let known = MEMO.with(|memo| {
+        memo.borrow()
+            .as_ref()
+            .filter(|x| whole(x))
+            .and_then(|x| x.split.clone())
+    });
+    if let Some(s) = known {
+        return s;
+    }
+    let s = compute(messages);
+    MEMO.with(|memo| {
+        if let Some(x) = memo.borrow_mut().as_mut().filter(|x| whole(x)) {
+            x.split = Some(s.clone());
+        }
+    });
+    s
 }
 
 /// The token estimate of `m`, from the memo or `compute`.

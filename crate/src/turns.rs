@@ -81,6 +81,11 @@ pub struct TurnSpan {
 
 /// Splits messages into the preamble range and the turns.
 pub fn split(messages: &[Value]) -> (Range<usize>, Vec<TurnSpan>) {
+    // Asked by more than one stage of a request: the planned history is split once.
+    crate::memo::split(messages, split_now)
+}
+
+fn split_now(messages: &[Value]) -> (Range<usize>, Vec<TurnSpan>) {
     let mut starts = Vec::new();
     let mut prev_user = false;
     for (i, m) in messages.iter().enumerate() {
