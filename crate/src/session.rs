@@ -128,7 +128,8 @@ impl DeltaRequest {
 }
 
 /// An assemble result.
-#[derive(Debug)]
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct AssembleResult {
     pub steps: Vec<Step>,
     pub estimated_tokens: usize,
@@ -136,70 +137,14 @@ pub struct AssembleResult {
     pub stats: assemble::AssembleStats,
     pub summarize: Vec<String>,
     pub folded: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub fallback: Option<String>,
-    /// For a caller that keeps replacements (see [`DeltaRequest::reuse`]), the steps are
-    /// serialized compactly: a kept message as its source `i`, a replacement sent before as
-    /// `-i - 1`; the others as objects.
+    /// For a caller that keeps replacements (see [`DeltaRequest::reuse`]), the wasm export
+    /// writes the steps compactly (`json_out`): a kept message as its source `i`, a
+    /// replacement sent before as `-i - 1`; the others as objects. Rust callers see the
+    /// steps themselves.
+    #[serde(skip)]
     pub compact: bool,
-}
-
-impl Serialize for AssembleResult {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        #[derive(Serialize)]
-        #[serde(rename_all = "camelCase")]
-        struct Out<'a> {
-            #[serde(serialize_with = "steps_out")]
-            steps: (&'a [Step], bool),
-            estimated_tokens: usize,
-            #[serde(serialize_with = "turns_out")]
-            turns: &'a [assemble::TurnExplain],
-            stats: &'a assemble::AssembleStats,
-            summarize: &'a [String],
-            folded: &'a [String],
-            #[serde(skip_serializing_if = "Option::is_none")]
-            fallback: &'a Option<String>,
-        }
-        Out {
-            steps: (&self.steps, self.compact),
-            estimated_tokens: self.estimated_tokens,
-            turns: &self.turns,
-            stats: &self.stats,
-            summarize: &self.summarize,
-            folded: &self.folded,
-            fallback: &self.fallback,
-        }
-        .serialize(s)
-    }
-}
-
-/// Steps, compactly when asked (see [`AssembleResult::compact`]).
-fn steps_out<S: serde::Serializer>(&(steps, compact): &(&[Step], bool), s: S) -> Result<S::Ok, S::Error> {
-    #[derive(Serialize)]
-    #[serde(untagged)]
-    enum Out<'a> {
-        Source(i64),
-        Step(&'a Step),
-    }
-    s.collect_seq(steps.iter().map(|st| match (st.source, &st.message, st.reuse) {
-        (Some(i), None, None) if compact => Out::Source(i as i64),
-        (Some(i), None, Some(true)) if compact => Out::Source(-(i as i64) - 1),
-        _ => Out::Step(st),
-    }))
-}
-
-/// Turn explanations, each repeated one as `0`.
-fn turns_out<S: serde::Serializer>(turns: &&[assemble::TurnExplain], s: S) -> Result<S::Ok, S::Error> {
-    #[derive(Serialize)]
-    #[serde(untagged)]
-    enum Out<'a> {
-        Repeated(u8),
-        Turn(&'a assemble::TurnExplain),
-    }
-    s.collect_seq(
-        turns
-            .iter()
-            .map(|t| if t.repeated { Out::Repeated(0) } else { Out::Turn(t) }),
-    )
 }
 
 impl Session {
@@ -862,7 +807,7 @@ mod tests {
                     reuse: true,
                 })
                 .unwrap();
-            let v: Value = serde_json::from_str(&serde_json::to_string(&r).unwrap()).unwrap();
+            let v: Value = serde_json::from_str(&crate::json_out::to_string(&r)).unwrap();
             (r.turns, v["turns"].as_array().unwrap().clone())
         };
         // Each explanation equal to the one at its position in the previous response is `0`;
