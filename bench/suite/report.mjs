@@ -449,9 +449,10 @@ function speedSection(speed, soak) {
   }
   if (soak?.samples?.length) {
     const last = soak.samples.at(-1);
+    const turns = soak.summary?.turns ?? soak.turns; // a finished run says it in its summary
     out.push(`### Long session (soak)`);
     out.push("");
-    out.push(`From \`node --expose-gc bench/soak/soak.mjs\` (the last run on this machine: ${soak.partial ? `stopped after turn ${last.turn} of ${soak.summary?.turns ?? soak.turns}` : `${soak.summary?.turns ?? soak.turns} turns`}; see [bench/soak/README.md](../bench/soak/README.md)). Means per window of turns, memory after a GC:`);
+    out.push(`From \`node --expose-gc bench/soak/soak.mjs\` (the last run on this machine: ${soak.partial ? `stopped after turn ${last.turn} of ${turns}` : `${turns} turns`}; see [bench/soak/README.md](../bench/soak/README.md)). Means per window of turns, memory after a GC:`);
     out.push("");
     out.push("| turn | messages | ms per turn | assemble | commitTurn | maintain | heapUsed MiB | rss MiB | wasm MiB |");
     out.push("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");

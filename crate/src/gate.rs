@@ -39,7 +39,7 @@ struct Counts {
 
 /// What the standalone rules need of one message.
 #[derive(Debug)]
-pub struct Shape {
+struct Shape {
     kind: Kind,
     /// An assistant message that is empty or has blank text.
     blank: bool,

@@ -94,6 +94,13 @@ struct Memo {
     split: Option<Split>,
 }
 
+impl Memo {
+    /// Whether `messages` is the whole slice being planned.
+    fn plans(&self, messages: &[Value]) -> bool {
+        self.start == messages.as_ptr() as usize && self.len == messages.len()
+    }
+}
+
 type Split = (std::ops::Range<usize>, Vec<crate::turns::TurnSpan>);
 
 thread_local! {
@@ -258,11 +265,10 @@ pub fn replacement_derived<T: Any>(m: &Value, replacement: &Rc<Value>, compute: 
 /// The pairing of `messages` when they are the whole history being planned: extended from
 /// the pairing of the part an earlier request had; `None` for any other slice.
 pub fn pairing(messages: &[Value]) -> Option<Rc<Pairing>> {
-    let whole = |x: &Memo| x.start == messages.as_ptr() as usize && x.len == messages.len();
     // Taken out while extending it: pairing asks the memo about each message.
     let mut pairer = MEMO.with(|memo| {
         let mut memo = memo.borrow_mut();
-        let x = memo.as_mut().filter(|x| whole(x))?;
+        let x = memo.as_mut().filter(|x| x.plans(messages))?;
         Some(x.cache.pairer.take().unwrap_or_default())
     })?;
     for m in &messages[pairer.len()..] {
@@ -270,7 +276,7 @@ pub fn pairing(messages: &[Value]) -> Option<Rc<Pairing>> {
     }
     let pairing = pairer.pairing();
     MEMO.with(|memo| {
-        if let Some(x) = memo.borrow_mut().as_mut().filter(|x| whole(x)) {
+        if let Some(x) = memo.borrow_mut().as_mut().filter(|x| x.plans(messages)) {
             x.cache.pairer = Some(pairer);
         }
     });
@@ -280,11 +286,10 @@ pub fn pairing(messages: &[Value]) -> Option<Rc<Pairing>> {
 /// The turn split of `messages` when they are the whole history being planned: computed once
 /// per request; `compute`d for any other slice.
 pub fn split(messages: &[Value], compute: impl FnOnce(&[Value]) -> Split) -> Split {
-    let whole = |x: &Memo| x.start == messages.as_ptr() as usize && x.len == messages.len();
     let known = MEMO.with(|memo| {
         memo.borrow()
             .as_ref()
-            .filter(|x| whole(x))
+            .filter(|x| x.plans(messages))
             .and_then(|x| x.split.clone())
     });
     if let Some(s) = known {
@@ -292,7 +297,7 @@ pub fn split(messages: &[Value], compute: impl FnOnce(&[Value]) -> Split) -> Spl
     }
     let s = compute(messages);
     MEMO.with(|memo| {
-        if let Some(x) = memo.borrow_mut().as_mut().filter(|x| whole(x)) {
+        if let Some(x) = memo.borrow_mut().as_mut().filter(|x| x.plans(messages)) {
             x.split = Some(s.clone());
         }
     });

@@ -80,17 +80,13 @@ impl Pairing {
     /// Pairs every result with the nearest preceding unanswered call of the same id. The
     /// history of a live session is paired incrementally (see [`crate::memo::pairing`]).
     pub fn of(messages: &[Value]) -> Rc<Pairing> {
-        crate::memo::pairing(messages).unwrap_or_else(|| Rc::new(Pairing::of_refs(messages.iter())))
-    }
-
-    /// As [`Pairing::of`], over references (a plan's output, without copying it).
-    pub fn of_refs<'a>(messages: impl Iterator<Item = &'a Value>) -> Pairing {
-        let mut p = Pairer::default();
-        for m in messages {
-            p.push(m);
-        }
-        drop(p.open);
-        Rc::try_unwrap(p.pairing).unwrap_or_else(|rc| (*rc).clone())
+        crate::memo::pairing(messages).unwrap_or_else(|| {
+            let mut p = Pairer::default();
+            for m in messages {
+                p.push(m);
+            }
+            p.pairing()
+        })
     }
 
     /// The assistant message index whose call result `i` answers (first paired slot).

@@ -69,8 +69,8 @@ export function wrapGlue(glue) {
       // its own objects in place).
       let sent = [];
       // The replacement of history message i the core sent last (it sends each once, then
-      // refers to it with `reuse: true`). These are in `KEPT`: `applySteps` gives the host a
-      // copy of them.
+      // refers to it as `-i - 1`). These are in `KEPT`: `applySteps` gives the host a copy of
+      // them.
       let replaced = [];
       // The turn explanations of the last response: the core sends `0` for one that is the
       // same as the one at its position here.
@@ -86,7 +86,8 @@ export function wrapGlue(glue) {
         if (req.prompt != null) text += `,"prompt":${JSON.stringify(req.prompt)}`;
         if (req.budget != null) text += `,"budget":${JSON.stringify(req.budget)}`;
         const kept = sent.slice(0, keep);
-        // Until this request succeeds the core's history is unknown: the next one starts over.
+        // Until this request succeeds the core's history is unknown: the next one starts over
+        // (keeps nothing), and with it the replacements and explanations kept here.
         sent = [];
         replaced.length = Math.min(replaced.length, keep);
         if (keep === 0) explained = [];
@@ -97,7 +98,6 @@ export function wrapGlue(glue) {
           if (turns[i] !== 0) continue;
           repeated++;
           if (explained[i] === undefined) {
-            explained = [];
             throw new Error(`contextfold core referred to an explanation of turn ${i} it never sent`);
           }
           turns[i] = explained[i];
@@ -117,7 +117,6 @@ export function wrapGlue(glue) {
             const source = -st - 1;
             const m = replaced[source];
             if (m === undefined) {
-              replaced = [];
               throw new Error(`contextfold core referred to a replacement of message ${source} it never sent`);
             }
             steps[k] = { source, message: m };
