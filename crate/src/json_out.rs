@@ -150,14 +150,54 @@ impl Json for bool {
 
 impl Json for f64 {
     fn write(&self, o: &mut String) {
-        // serde_json's own float printer (`null` for NaN and the infinities).
-        o.push_str(&serde_json::to_string(self).unwrap_or_default());
+        // serde_json's float printer (zmij), and `null` for NaN and the infinities as it does.
+        if self.is_finite() {
+            o.push_str(zmij::Buffer::new().format_finite(*self));
+        } else {
+            o.push_str("null");
+        }
     }
 }
 
+/// A JSON value as `serde_json::to_string` prints it (compact, keys in the map's order).
 impl Json for Value {
     fn write(&self, o: &mut String) {
-        o.push_str(&crate::tokens::json_text(self));
+        match self {
+            Value::Null => o.push_str("null"),
+            Value::Bool(b) => b.write(o),
+            Value::Number(n) => {
+                if let Some(u) = n.as_u64() {
+                    write_u64(o, u);
+                } else if let Some(i) = n.as_i64() {
+                    o.push_str(itoa::Buffer::new().format(i));
+                } else {
+                    n.as_f64().unwrap_or(f64::NAN).write(o);
+                }
+            }
+            Value::String(s) => write_str(o, s),
+            Value::Array(items) => {
+                o.push('[');
+                for (i, v) in items.iter().enumerate() {
+                    if i > 0 {
+                        o.push(',');
+                    }
+                    v.write(o);
+                }
+                o.push(']');
+            }
+            Value::Object(m) => {
+                o.push('{');
+                for (i, (k, v)) in m.iter().enumerate() {
+                    if i > 0 {
+                        o.push(',');
+                    }
+                    write_str(o, k);
+                    o.push(':');
+                    v.write(o);
+                }
+                o.push('}');
+            }
+        }
     }
 }
 

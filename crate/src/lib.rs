@@ -23,6 +23,7 @@ pub mod gate;
 pub mod hash;
 pub mod hostmeta;
 pub mod index;
+mod json_in;
 mod json_out;
 pub mod memo;
 pub mod message;
@@ -138,7 +139,7 @@ pub fn clean_history(messages: &[Value], config: &config::CleanConfig, complete:
 /// [`clean_messages`] over a JSON request document (`{"messages": [...], "config": {...}}`).
 /// `config` is the engine's whole config (the cleaner uses its part).
 pub fn clean_json(input: &str) -> Result<String, Error> {
-    let req = CleanRequest::from_value(serde_json::from_str(input)?)?;
+    let req = CleanRequest::from_value(json_in::parse(input)?)?;
     let cfg = config::Config::from_json(&req.config)?;
     Ok(json_out::to_string(&clean_history(
         &req.messages,
@@ -149,7 +150,7 @@ pub fn clean_json(input: &str) -> Result<String, Error> {
 
 /// A one-shot assemble over a whole transcript (see [`session::OneShot`]).
 pub fn assemble_json(input: &str) -> Result<String, Error> {
-    Ok(json_out::to_string(&one_shot(serde_json::from_str(input)?)?.run()?))
+    Ok(json_out::to_string(&one_shot(json_in::parse(input)?)?.run()?))
 }
 
 /// Reads a one-shot request by hand (see [`read`]), as the derived impl of
@@ -202,7 +203,7 @@ fn one_shot(v: Value) -> read::Parsed<session::OneShot> {
 /// A deterministic summary of one turn: `{"turnId", "messages", "maxTokens"}` → text
 /// (`maxTokens` 120 when missing; other keys are ignored).
 pub fn summarize_json(input: &str) -> Result<String, Error> {
-    let (turn_id, messages, max_tokens) = summary_request(serde_json::from_str(input)?)?;
+    let (turn_id, messages, max_tokens) = summary_request(json_in::parse(input)?)?;
     Ok(summary::extractive(&summary::SummaryInput {
         turn_id: &turn_id,
         messages: &messages,
@@ -237,7 +238,7 @@ fn summary_request(v: Value) -> read::Parsed<(String, Vec<Value>, usize)> {
 
 /// Estimated tokens of a JSON message array.
 pub fn estimate_json(input: &str) -> Result<usize, Error> {
-    let messages: Vec<Value> = serde_json::from_str(input)?;
+    let messages = read::list(json_in::parse(input)?, Ok)?;
     Ok(tokens::messages(&messages))
 }
 

@@ -495,7 +495,7 @@ fn plan(messages: &[Value], units: &[Unit], chosen: &[usize], preserve_system: b
 
 /// [`prune`] over a JSON request document.
 pub fn prune_json(input: &str) -> Result<String, Error> {
-    let req = PruneRequest::from_value(serde_json::from_str(input)?)?;
+    let req = PruneRequest::from_value(crate::json_in::parse(input)?)?;
     Ok(crate::json_out::to_string(&prune(&req)?))
 }
 

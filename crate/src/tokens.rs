@@ -106,10 +106,10 @@ pub fn text(s: &str) -> usize {
     CharClasses::of(s).tokens()
 }
 
-/// The compact JSON text of a value (what its `Display` prints). `serde_json::to_string`
-/// rather than `to_string()`: `Display` compiles a second JSON printer (over `fmt::Write`).
+/// The compact JSON text of a value (what `serde_json::to_string` prints), by the core's one
+/// JSON writer.
 pub fn json_text(v: &Value) -> String {
-    serde_json::to_string(v).unwrap_or_default()
+    crate::json_out::to_string(v)
 }
 
 /// Estimated tokens of a JSON value as the model would see it (strings count as their

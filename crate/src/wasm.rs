@@ -66,7 +66,7 @@ fn invalid(e: serde_json::Error) -> JsError {
 
 /// Parses a JSON argument and reads it by hand (see [`crate::read`]).
 fn parse<T>(s: &str, read: fn(Value) -> Parsed<T>) -> Result<T, JsError> {
-    read(serde_json::from_str(s).map_err(invalid)?).map_err(invalid)
+    read(crate::json_in::parse(s).map_err(invalid)?).map_err(invalid)
 }
 
 /// A result as JSON ([`crate::json_out`]: what serde_json prints for its derived `Serialize`).
