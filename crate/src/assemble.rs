@@ -29,7 +29,7 @@ use crate::tokens;
 use crate::truncate;
 use crate::turns::{self, TurnSpan};
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::borrow::Cow;
 use std::rc::Rc;
 
@@ -543,7 +543,9 @@ fn normalize_content(messages: &[Value], steps: &mut [Step]) {
         }
         let with_parts = |m: &Value| {
             let mut out = m.clone();
-            out["content"] = json!([{"type": "text", "text": text}]);
+            if let Some(o) = out.as_object_mut() {
+                o.insert("content".into(), text_parts(text.clone()));
+            }
             out
         };
         // An input message's copy is made once in a live session (and can be reused).
@@ -643,11 +645,20 @@ fn anchors(messages: &[Value], span: &TurnSpan) -> (usize, Option<usize>) {
 fn with_text(src: &Value, text: String) -> Value {
     let mut m = src.clone();
     if let Some(o) = m.as_object_mut() {
-        o.insert("content".into(), json!([{"type": "text", "text": text}]));
+        o.insert("content".into(), text_parts(text));
         o.remove("tool_calls");
         o.remove("reasoning_content");
     }
     m
+}
+
+/// `[{"type": "text", "text": text}]`: content made of one text part. Built directly: `json!`
+/// with a variable in it serializes the variable through `serde_json::to_value`.
+fn text_parts(text: String) -> Value {
+    let mut part = serde_json::Map::new();
+    part.insert("type".into(), Value::String("text".into()));
+    part.insert("text".into(), Value::String(text));
+    Value::Array(vec![Value::Object(part)])
 }
 
 fn short_ask(messages: &[Value], i: usize) -> String {

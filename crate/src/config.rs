@@ -4,8 +4,8 @@
 //! `tests/` checks that they agree); unknown keys are rejected, never silently ignored.
 
 use crate::error::Error;
-use crate::read::{boolean, f64_of, invalid_type, usize_of, Parsed};
-use serde::de::{Deserializer, Error as _, Unexpected};
+use crate::read::{boolean, f64_of, invalid_type, usize_of, Bad, Parsed};
+use serde::de::{Deserializer, Error as _};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -336,18 +336,13 @@ fn mode(v: Value) -> Parsed<Mode> {
     let (name, value) = match v {
         Value::String(s) => (s, Value::Null),
         Value::Object(m) if m.len() == 1 => m.into_iter().next().unwrap_or_default(),
-        Value::Object(_) => {
-            return Err(serde_json::Error::invalid_value(
-                Unexpected::Map,
-                &"map with a single key",
-            ))
-        }
+        Value::Object(_) => return Err(Bad::invalid_value("map", "map with a single key")),
         other => return Err(invalid_type(&other, "string or map")),
     };
     let mode = match name.as_str() {
         "clean" => Mode::Clean,
         "fold" => Mode::Fold,
-        _ => return Err(serde_json::Error::unknown_variant(&name, &["clean", "fold"])),
+        _ => return Err(Bad::unknown_variant(&name, &["clean", "fold"])),
     };
     match value {
         Value::Null => Ok(mode),
@@ -384,7 +379,7 @@ impl Config {
                 for (k, v) in m {
                     match KEYS.iter().position(|&key| key == k) {
                         Some(i) => cfg.set(i, v)?,
-                        None => return Err(serde_json::Error::unknown_field(&k, &KEYS)),
+                        None => return Err(Bad::unknown_field(&k, &KEYS)),
                     }
                 }
             }
@@ -394,7 +389,7 @@ impl Config {
                     cfg.set(i, v)?;
                 }
                 if n > KEYS.len() {
-                    return Err(serde_json::Error::invalid_length(n, &"fewer elements in array"));
+                    return Err(Bad::invalid_length(n, "fewer elements in array"));
                 }
             }
             other => return Err(invalid_type(&other, "struct Config")),

@@ -17,3 +17,9 @@ impl From<serde_json::Error> for Error {
         Error::Input(e.to_string())
     }
 }
+
+impl From<crate::read::Bad> for Error {
+    fn from(e: crate::read::Bad) -> Self {
+        Error::Input(e.to_string())
+    }
+}

@@ -10,11 +10,11 @@
 //! and its last value) and refuses the others with the same message at the same line and
 //! column. The tests compare the two on real sessions and on thousands of mutated documents.
 
-use serde::de::Error as _;
+use crate::read::Bad;
 use serde_json::{Map, Number, Value};
 
 /// Parses one JSON document (surrounding whitespace allowed, nothing else after it).
-pub fn parse(text: &str) -> Result<Value, serde_json::Error> {
+pub fn parse(text: &str) -> Result<Value, Bad> {
     let mut p = Parser {
         text,
         b: text.as_bytes(),
@@ -36,25 +36,25 @@ struct Parser<'a> {
     depth: u8,
 }
 
-type R<T> = Result<T, serde_json::Error>;
+type R<T> = Result<T, Bad>;
 
 impl Parser<'_> {
     /// An error at byte `at`, with serde_json's line and column (column: bytes since the line
     /// start).
-    fn err_at(&self, msg: &str, at: usize) -> serde_json::Error {
+    fn err_at(&self, msg: &str, at: usize) -> Bad {
         let before = &self.b[..at];
         let line_start = before.iter().rposition(|&c| c == b'\n').map_or(0, |p| p + 1);
         let line = 1 + before[..line_start].iter().filter(|&&c| c == b'\n').count();
-        serde_json::Error::custom(format!("{msg} at line {line} column {}", at - line_start))
+        Bad::custom(format!("{msg} at line {line} column {}", at - line_start))
     }
 
     /// An error about the byte just read.
-    fn err(&self, msg: &str) -> serde_json::Error {
+    fn err(&self, msg: &str) -> Bad {
         self.err_at(msg, self.i)
     }
 
     /// An error about the byte about to be read.
-    fn peek_err(&self, msg: &str) -> serde_json::Error {
+    fn peek_err(&self, msg: &str) -> Bad {
         self.err_at(msg, (self.i + 1).min(self.b.len()))
     }
 

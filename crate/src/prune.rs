@@ -25,7 +25,7 @@ use crate::gate;
 use crate::hash::{HashMap, HashSet};
 use crate::message::{self, Kind};
 use crate::pairing::Pairing;
-use crate::read::{self, Parsed};
+use crate::read::{self, Bad, Parsed};
 use crate::session::Pins;
 use crate::steps::Step;
 use crate::tokens;
@@ -151,24 +151,19 @@ impl Strategy {
                 let (k, v) = m.into_iter().next().unwrap_or_default();
                 (k, v, more)
             }
-            _ => return Err(serde_json::Error::custom("expected value")),
+            _ => return Err(Bad::custom("expected value")),
         };
         let strategy = match name.as_str() {
             "fifo" => Strategy::Fifo,
             "sliding-window" => Strategy::SlidingWindow,
             "importance" => Strategy::Importance,
-            _ => {
-                return Err(serde_json::Error::unknown_variant(
-                    &name,
-                    &["fifo", "sliding-window", "importance"],
-                ))
-            }
+            _ => return Err(Bad::unknown_variant(&name, &["fifo", "sliding-window", "importance"])),
         };
         if !value.is_null() {
             return Err(read::invalid_type(&value, "unit"));
         }
         if more {
-            return Err(serde_json::Error::custom("expected value"));
+            return Err(Bad::custom("expected value"));
         }
         Ok(strategy)
     }

@@ -11,10 +11,82 @@
 //! document both invalid and misshapen reports the JSON error first.
 
 use crate::session::Pins;
-use serde::de::{Error as _, Unexpected};
 use serde_json::{Map, Value};
+use std::fmt;
 
-pub type Parsed<T> = Result<T, serde_json::Error>;
+pub type Parsed<T> = Result<T, Bad>;
+
+/// Input that could not be read, with serde_json's message for it: the same words, built by
+/// the same rules as serde's `de::Error` methods and serde_json's `Display` of what it found,
+/// without serde_json's error type (its codes, positions and I/O errors) in the wasm module.
+#[derive(Debug, PartialEq)]
+pub struct Bad(String);
+
+impl Bad {
+    pub fn custom(msg: impl Into<String>) -> Bad {
+        Bad(msg.into())
+    }
+
+    /// `what` found where `expected` was wanted (`what` as [`found`] words it).
+    pub fn invalid_value(what: &str, expected: &str) -> Bad {
+        Bad(format!("invalid value: {what}, expected {expected}"))
+    }
+
+    pub fn invalid_length(n: usize, expected: &str) -> Bad {
+        Bad(format!("invalid length {n}, expected {expected}"))
+    }
+
+    pub fn missing_field(key: &str) -> Bad {
+        Bad(format!("missing field `{key}`"))
+    }
+
+    pub fn unknown_field(key: &str, keys: &[&str]) -> Bad {
+        Bad(format!("unknown field `{key}`, {}", one_of(keys, "fields")))
+    }
+
+    pub fn unknown_variant(name: &str, names: &[&str]) -> Bad {
+        Bad(format!("unknown variant `{name}`, {}", one_of(names, "variants")))
+    }
+}
+
+impl fmt::Display for Bad {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Bad {}
+
+/// serde's list of the names it expected: `` expected `a` ``, `` expected `a` or `b` ``,
+/// `` expected one of `a`, `b`, `c` ``, or `there are no …`.
+fn one_of(names: &[&str], kind: &str) -> String {
+    match names {
+        [] => format!("there are no {kind}"),
+        [a] => format!("expected `{a}`"),
+        [a, b] => format!("expected `{a}` or `{b}`"),
+        _ => format!("expected one of `{}`", crate::turns::join(names, "`, `")),
+    }
+}
+
+/// A value as serde_json's messages name it: `null`, ``boolean `true` ``, ``integer `3` ``,
+/// ``floating point `1.5` ``, `string "x"`, `sequence`, `map`.
+pub fn found(v: &Value) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(b) => format!("boolean `{b}`"),
+        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
+            (Some(u), _) => format!("integer `{u}`"),
+            (None, Some(i)) => format!("integer `{i}`"),
+            _ => format!(
+                "floating point `{}`",
+                zmij::Buffer::new().format(n.as_f64().unwrap_or_default())
+            ),
+        },
+        Value::String(s) => format!("string {s:?}"),
+        Value::Array(_) => "sequence".into(),
+        Value::Object(_) => "map".into(),
+    }
+}
 
 /// Reads a struct as a derived impl reads it from JSON text: from an object, the fields in
 /// the object's order (`field` gets the position in `keys` of each known key, and its value;
@@ -34,7 +106,7 @@ pub fn object(
             for (k, v) in m {
                 match keys.iter().position(|&key| key == k) {
                     Some(i) => field(i, v).map_err(|e| in_field(keys[i], e))?,
-                    None if deny_unknown => return Err(serde_json::Error::unknown_field(&k, keys)),
+                    None if deny_unknown => return Err(Bad::unknown_field(&k, keys)),
                     None => {}
                 }
             }
@@ -46,10 +118,10 @@ pub fn object(
             }
             if n < required {
                 let expected = format!("{what} with {} elements", keys.len());
-                return Err(serde_json::Error::invalid_length(n, &expected.as_str()));
+                return Err(Bad::invalid_length(n, &expected));
             }
             if n > keys.len() {
-                return Err(serde_json::Error::custom("trailing characters"));
+                return Err(Bad::custom("trailing characters"));
             }
         }
         other => return Err(invalid_type(&other, what)),
@@ -60,8 +132,8 @@ pub fn object(
 /// `e` with the path of the value it is about in front: `pins.tools: invalid type: …`,
 /// `entries[2].id: …` (`key` is a field name or an index in brackets). The messages of
 /// serde never start with a word followed by `: `, so a path is recognised by that.
-pub fn in_field(key: &str, e: serde_json::Error) -> serde_json::Error {
-    let msg = e.to_string();
+pub fn in_field(key: &str, e: Bad) -> Bad {
+    let msg = e.0;
     let sep = match msg.split_once(": ") {
         Some((path, _)) if !path.contains(' ') => {
             if path.starts_with('[') {
@@ -72,12 +144,12 @@ pub fn in_field(key: &str, e: serde_json::Error) -> serde_json::Error {
         }
         _ => ": ",
     };
-    serde_json::Error::custom(format!("{key}{sep}{msg}"))
+    Bad(format!("{key}{sep}{msg}"))
 }
 
 /// The value of a field that must be present.
 pub fn required<T>(v: Option<T>, key: &'static str) -> Parsed<T> {
-    v.ok_or_else(|| serde_json::Error::missing_field(key))
+    v.ok_or_else(|| Bad::missing_field(key))
 }
 
 /// An `Option`: `null` is `None`.
@@ -119,25 +191,13 @@ impl Fields {
     pub fn req<T>(&mut self, key: &'static str, parse: impl FnOnce(Value) -> Parsed<T>) -> Parsed<T> {
         match self.0.remove(key) {
             Some(v) => parse(v).map_err(|e| in_field(key, e)),
-            None => Err(serde_json::Error::missing_field(key)),
+            None => Err(Bad::missing_field(key)),
         }
     }
 }
 
-pub fn invalid_type(v: &Value, expected: &str) -> serde_json::Error {
-    let unexpected = match v {
-        Value::Null => Unexpected::Unit,
-        Value::Bool(b) => Unexpected::Bool(*b),
-        Value::Number(n) => match (n.as_u64(), n.as_i64()) {
-            (Some(u), _) => Unexpected::Unsigned(u),
-            (None, Some(i)) => Unexpected::Signed(i),
-            _ => Unexpected::Float(n.as_f64().unwrap_or_default()),
-        },
-        Value::String(s) => Unexpected::Str(s),
-        Value::Array(_) => Unexpected::Seq,
-        Value::Object(_) => Unexpected::Map,
-    };
-    serde_json::Error::invalid_type(unexpected, &expected)
+pub fn invalid_type(v: &Value, expected: &str) -> Bad {
+    Bad(format!("invalid type: {}, expected {expected}", found(v)))
 }
 
 pub fn string(v: Value) -> Parsed<String> {
@@ -155,7 +215,7 @@ pub fn boolean(v: Value) -> Parsed<bool> {
 pub fn unsigned(v: &Value, what: &'static str) -> Parsed<u64> {
     match (v.as_u64(), v.as_i64()) {
         (Some(n), _) => Ok(n),
-        (None, Some(i)) => Err(serde_json::Error::invalid_value(Unexpected::Signed(i), &what)),
+        (None, Some(i)) => Err(Bad::invalid_value(&format!("integer `{i}`"), what)),
         _ => Err(invalid_type(v, what)),
     }
 }
@@ -169,7 +229,7 @@ pub fn usize_of(v: Value) -> Parsed<usize> {
 }
 
 pub fn narrow<T: TryFrom<u64>>(n: u64, what: &'static str) -> Parsed<T> {
-    T::try_from(n).map_err(|_| serde_json::Error::invalid_value(Unexpected::Unsigned(n), &what))
+    T::try_from(n).map_err(|_| Bad::invalid_value(&format!("integer `{n}`"), what))
 }
 
 pub fn array(v: Value) -> Parsed<Vec<Value>> {
@@ -214,8 +274,8 @@ pub fn pair(v: Value) -> Parsed<(u64, u64)> {
     const WHAT: &str = "a tuple of size 2";
     match &v {
         Value::Array(items) if items.len() == 2 => Ok((unsigned(&items[0], "u64")?, unsigned(&items[1], "u64")?)),
-        Value::Array(items) if items.len() < 2 => Err(serde_json::Error::invalid_length(items.len(), &WHAT)),
-        Value::Array(_) => Err(serde_json::Error::custom("trailing characters")),
+        Value::Array(items) if items.len() < 2 => Err(Bad::invalid_length(items.len(), WHAT)),
+        Value::Array(_) => Err(Bad::custom("trailing characters")),
         other => Err(invalid_type(other, WHAT)),
     }
 }
@@ -306,7 +366,7 @@ pub mod testing {
 
     /// The message without serde_json's position, and without the path of the value that
     /// the readers put in front ([`super::in_field`]; the derived impls give a position).
-    pub fn message(e: serde_json::Error) -> String {
+    pub fn message(e: impl std::fmt::Display) -> String {
         let s = e.to_string();
         let s = s.split(" at line ").next().unwrap_or("");
         match s.split_once(": ") {
@@ -317,7 +377,7 @@ pub mod testing {
 
     /// The derived impls also read a struct from an array of its fields in order; nothing
     /// writes that form, and the index does not accept it any more.
-    pub fn arrays_as_structs<T>(r: &Result<T, serde_json::Error>) -> bool {
+    pub fn arrays_as_structs<T, E: std::fmt::Display>(r: &Result<T, E>) -> bool {
         r.as_ref().is_err_and(|e| {
             let s = e.to_string();
             let s = s

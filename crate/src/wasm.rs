@@ -60,7 +60,7 @@ pub fn summarize(input: &str) -> Result<String, JsError> {
     crate::summarize_json(input).map_err(to_js)
 }
 
-fn invalid(e: serde_json::Error) -> JsError {
+fn invalid(e: crate::read::Bad) -> JsError {
     JsError::new(&format!("invalid input: {e}"))
 }
 
