@@ -741,7 +741,7 @@ fn scan_text(text: &str, src: Source, f: &mut Facts) {
         } else if w.url {
             add(&mut f.urls, w.core);
         } else if let Some((date, n)) = multi_date(&ws, i, text) {
-            add(&mut f.dates, &date);
+            add(&mut f.dates, date);
             used = n;
         } else if is_date(w.core) {
             add(&mut f.dates, w.core);
@@ -749,7 +749,7 @@ fn scan_text(text: &str, src: Source, f: &mut Facts) {
             add(&mut f.paths, w.core);
         } else if let Some((num, strong, n)) = number(&ws, i, text) {
             if strong || src == Source::Prose {
-                add(&mut f.numbers, &num);
+                add(&mut f.numbers, num);
             }
             used = n;
         } else if (w.code == Code::Word && ident_like(w.core)) || is_identifier(w.core) {
@@ -818,13 +818,15 @@ fn is_year(s: &str) -> bool {
 }
 
 /// A date spread over several words (`7 May 2023`, `7th of May`, `May 7, 2023`, `May 2023`)
-/// or written with CJK units (`2023年5月7日`, `5月7日`): the date and the words it used.
-fn multi_date(ws: &[Word], i: usize, text: &str) -> Option<(String, usize)> {
+/// or written with CJK units (`2023年5月7日`, `5月7日`): the date (a slice of `text`; the
+/// words of the first kinds are ASCII, so cleaning only collapses spaces) and the words it
+/// used.
+fn multi_date<'t>(ws: &[Word], i: usize, text: &'t str) -> Option<(&'t str, usize)> {
     if let Some(d) = cjk_date(ws, i, text) {
         return Some(d);
     }
     let a = &ws[i];
-    let span = |last: usize| -> String { clean_inline(text.get(a.start..ws[last].end).unwrap_or("")) };
+    let span = |last: usize| text.get(a.start..ws[last].end).unwrap_or("");
     let adj = |x: usize| x + 1 < ws.len() && adjacent(text, &ws[x], &ws[x + 1]);
     if is_day(a.core) {
         let mut j = i + 1;
@@ -854,7 +856,7 @@ fn multi_date(ws: &[Word], i: usize, text: &str) -> Option<(String, usize)> {
 }
 
 /// `2023年5月7日`, `2023年5月`, `5月7日`.
-fn cjk_date(ws: &[Word], i: usize, text: &str) -> Option<(String, usize)> {
+fn cjk_date<'t>(ws: &[Word], i: usize, text: &'t str) -> Option<(&'t str, usize)> {
     let unit_after = |w: &Word, units: &[char]| -> Option<usize> {
         let c = text.get(w.end..)?.chars().next()?;
         units.contains(&c).then(|| w.end + c.len_utf8())
@@ -865,23 +867,23 @@ fn cjk_date(ws: &[Word], i: usize, text: &str) -> Option<(String, usize)> {
     if is_year(a.core) {
         let after_year = unit_after(a, &['年'])?;
         let Some(m) = next_at(i + 1, after_year) else {
-            return Some((text.get(a.start..after_year)?.to_string(), 1));
+            return Some((text.get(a.start..after_year)?, 1));
         };
         let Some(after_month) = unit_after(m, &['月']) else {
-            return Some((text.get(a.start..after_year)?.to_string(), 1));
+            return Some((text.get(a.start..after_year)?, 1));
         };
         if let Some(d) = next_at(i + 2, after_month) {
             if let Some(after_day) = unit_after(d, &['日', '号']) {
-                return Some((text.get(a.start..after_day)?.to_string(), 3));
+                return Some((text.get(a.start..after_day)?, 3));
             }
         }
-        return Some((text.get(a.start..after_month)?.to_string(), 2));
+        return Some((text.get(a.start..after_month)?, 2));
     }
     if small(a.core) {
         let after_month = unit_after(a, &['月'])?;
         let d = next_at(i + 1, after_month)?;
         let after_day = unit_after(d, &['日', '号'])?;
-        return Some((text.get(a.start..after_day)?.to_string(), 2));
+        return Some((text.get(a.start..after_day)?, 2));
     }
     None
 }
@@ -1010,9 +1012,9 @@ const CJK_UNITS: &[char] = &[
 #[rustfmt::skip]
 const CURRENCIES: &str = "US$ $ € £ ¥ ₹";
 
-/// A number worth keeping at `ws[i]`: the text, whether it is "strong" (unit, money, percent,
-/// count), and how many words it used.
-fn number(ws: &[Word], i: usize, text: &str) -> Option<(String, bool, usize)> {
+/// A number worth keeping at `ws[i]`: the text (a slice of `text`), whether it is "strong"
+/// (unit, money, percent, count), and how many words it used.
+fn number<'t>(ws: &[Word<'t>], i: usize, text: &'t str) -> Option<(&'t str, bool, usize)> {
     let w = &ws[i];
     let core = w.core;
     let mut s = core;
@@ -1029,7 +1031,7 @@ fn number(ws: &[Word], i: usize, text: &str) -> Option<(String, bool, usize)> {
         .filter(|r| r.bytes().next().is_some_and(|b| b.is_ascii_digit()));
     if let Some(v) = version {
         let ok = v.contains('.') && v.bytes().all(|b| b.is_ascii_digit() || b == b'.');
-        return ok.then(|| (core.to_string(), false, 1));
+        return ok.then(|| (core, false, 1));
     }
     let s = match s.strip_prefix(&['-', '+'][..]) {
         Some(r) if r.bytes().next().is_some_and(|b| b.is_ascii_digit()) => r,
@@ -1059,14 +1061,14 @@ fn number(ws: &[Word], i: usize, text: &str) -> Option<(String, bool, usize)> {
     }
     let (num, suffix) = s.split_at(k);
     if dots >= 2 {
-        return suffix.is_empty().then(|| (core.to_string(), false, 1));
+        return suffix.is_empty().then(|| (core, false, 1));
     }
     if suffix == "%" {
-        return Some((core.to_string(), true, 1));
+        return Some((core, true, 1));
     }
     if !suffix.is_empty() {
         let l = suffix.to_ascii_lowercase();
-        return listed(ATTACHED_UNITS, &l).then(|| (core.to_string(), true, 1));
+        return listed(ATTACHED_UNITS, &l).then(|| (core, true, 1));
     }
     let zero = num.bytes().all(|c| !(b'1'..=b'9').contains(&c));
     // A unit right after it, CJK (`500元`, `3小时`) or a word (`12 passed`, `840 tokens`).
@@ -1076,30 +1078,31 @@ fn number(ws: &[Word], i: usize, text: &str) -> Option<(String, bool, usize)> {
             .chars()
             .nth(1)
             .filter(|&d| matches!((c, d), ('小', '时') | ('分', '钟') | ('公', '里') | ('公', '斤')));
+        let end = w.end + c.len_utf8() + two.map_or(0, char::len_utf8);
         return match (c, two) {
             ('小' | '公', None) => None,
-            (_, Some(d)) => Some((format!("{core}{c}{d}"), true, 1)),
-            _ => Some((format!("{core}{c}"), true, 1)),
+            _ => Some((&text[w.start..end], true, 1)),
         };
     }
     if let Some(next) = ws.get(i + 1) {
         let unit = next.core.to_ascii_lowercase();
         if adjacent(text, w, next) && text.get(w.end..next.start) == Some(" ") && listed(UNIT_WORDS, &unit) {
-            let counts_failure = matches!(unit.as_str(), "failed" | "failing" | "errors" | "error");
+            let counts_failure = listed("failed failing errors error", &unit);
             if zero && !counts_failure {
                 return None;
             }
-            return Some((format!("{core} {}", next.core), true, 2));
+            // One space between them: the number, the space and the unit.
+            return Some((&text[w.start..next.end], true, 2));
         }
     }
     if money {
-        return Some((core.to_string(), true, 1));
+        return Some((core, true, 1));
     }
     if zero {
         return None;
     }
     if dots == 1 || commas || num.len() >= 2 {
-        return Some((core.to_string(), false, 1));
+        return Some((core, false, 1));
     }
     None
 }
@@ -1290,10 +1293,10 @@ fn is_decision(sentence: &str, strict: bool) -> bool {
             continue;
         }
         let hit = if strict {
-            listed(THINKING_DECISION_WORDS, w) || (w == "to" && matches!(prev, "plan" | "switched" | "switch"))
+            listed(THINKING_DECISION_WORDS, w) || (w == "to" && listed("plan switched switch", prev))
         } else {
             listed(DECISION_WORDS, w)
-                || (w == "to" && matches!(prev, "going" | "plan" | "switched" | "switch"))
+                || (w == "to" && listed("going plan switched switch", prev))
                 || (w == "us" && prev == "let")
         };
         if hit {
@@ -1362,29 +1365,14 @@ fn error_trigger(lower: &str) -> bool {
             || w.starts_with("panic")
             || w.ends_with("exception")
             || w.starts_with("exit")
-            || matches!(
-                w,
-                "traceback"
-                    | "fatal"
-                    | "segmentation"
-                    | "denied"
-                    | "cannot"
-                    | "could"
-                    | "unable"
-                    | "found"
-                    | "such"
-                    | "timed"
-                    | "enoent"
-                    | "eacces"
-                    | "econnrefused"
-                    | "uncaught"
-                    | "undefined"
-                    | "returncode"
-                    | "code"
-                    | "status"
-            )
+            || listed(ERROR_TRIGGERS, w)
     })
 }
+
+/// Words that start an error marker without matching the word rules of [`error_trigger`].
+#[rustfmt::skip]
+const ERROR_TRIGGERS: &str = "traceback fatal segmentation denied cannot could unable found such timed enoent \
+    eacces econnrefused uncaught undefined returncode code status";
 
 fn is_error_line(line: &str) -> bool {
     let head = &line[..floor_boundary(line, ERROR_SCAN_BYTES)];
@@ -1418,10 +1406,7 @@ fn is_error_line(line: &str) -> bool {
             {
                 continue;
             }
-            if !matches!(
-                word_before(&lower, k),
-                "0" | "no" | "zero" | "without" | "never" | "not"
-            ) {
+            if !listed("0 no zero without never not", word_before(&lower, k)) {
                 return true;
             }
         }
