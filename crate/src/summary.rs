@@ -532,6 +532,17 @@ fn listed(list: &'static str, word: &str) -> bool {
     words_in(list).any(|w| w == word)
 }
 
+/// Whether `word`, ASCII letters in any case, is an entry of the lowercase word list `list`
+/// (`listed(list, &word.to_ascii_lowercase())` without the copy).
+fn listed_ci(list: &'static str, word: &str) -> bool {
+    words_in(list).any(|w| w.eq_ignore_ascii_case(word))
+}
+
+/// Only ASCII digits (true for "").
+fn all_digits(s: &str) -> bool {
+    s.bytes().all(|b| b.is_ascii_digit())
+}
+
 /// The largest char boundary at or below `max`.
 fn floor_boundary(s: &str, max: usize) -> usize {
     if max >= s.len() {
@@ -805,16 +816,16 @@ fn adjacent(text: &str, a: &Word, b: &Word) -> bool {
 fn is_day(s: &str) -> bool {
     let digits = s.trim_end_matches(|c: char| c.is_ascii_alphabetic());
     let suffix = &s[digits.len()..];
-    if !(suffix.is_empty() || ["st", "nd", "rd", "th"].iter().any(|x| suffix.eq_ignore_ascii_case(x))) {
+    if !(suffix.is_empty() || listed_ci("st nd rd th", suffix)) {
         return false;
     }
     (1..=2).contains(&digits.len())
-        && digits.bytes().all(|b| b.is_ascii_digit())
+        && all_digits(digits)
         && digits.parse::<u32>().is_ok_and(|d| (1..=31).contains(&d))
 }
 
 fn is_year(s: &str) -> bool {
-    s.len() == 4 && s.bytes().all(|b| b.is_ascii_digit()) && s.parse::<u32>().is_ok_and(|y| (1000..=2999).contains(&y))
+    s.len() == 4 && all_digits(s) && s.parse::<u32>().is_ok_and(|y| (1000..=2999).contains(&y))
 }
 
 /// A date spread over several words (`7 May 2023`, `7th of May`, `May 7, 2023`, `May 2023`)
@@ -861,7 +872,7 @@ fn cjk_date<'t>(ws: &[Word], i: usize, text: &'t str) -> Option<(&'t str, usize)
         let c = text.get(w.end..)?.chars().next()?;
         units.contains(&c).then(|| w.end + c.len_utf8())
     };
-    let small = |s: &str| (1..=2).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit());
+    let small = |s: &str| (1..=2).contains(&s.len()) && all_digits(s);
     let a = &ws[i];
     let next_at = |k: usize, at: usize| ws.get(k).filter(|w| w.start == at && small(w.core));
     if is_year(a.core) {
@@ -900,16 +911,14 @@ fn is_date(w: &str) -> bool {
     let Some(sep) = head.chars().find(|c| !c.is_ascii_digit()) else {
         return false;
     };
-    let groups: Vec<&str> = head.split(sep).collect();
-    if groups.len() != 3
-        || groups
-            .iter()
-            .any(|g| g.is_empty() || !g.bytes().all(|b| b.is_ascii_digit()))
-    {
+    let mut groups = head.split(sep);
+    let (Some(a), Some(b), Some(c), None) = (groups.next(), groups.next(), groups.next(), groups.next()) else {
+        return false;
+    };
+    if [a, b, c].iter().any(|g| g.is_empty() || !all_digits(g)) {
         return false;
     }
     let n = |g: &str| g.parse::<u32>().unwrap_or(0);
-    let (a, b, c) = (groups[0], groups[1], groups[2]);
     if a.len() == 4 && b.len() <= 2 && c.len() <= 2 {
         return (1000..=2999).contains(&n(a)) && (1..=12).contains(&n(b)) && (1..=31).contains(&n(c));
     }
@@ -944,7 +953,7 @@ fn strip_line_suffix(w: &str) -> &str {
     let mut s = w;
     for _ in 0..2 {
         match s.rsplit_once(':') {
-            Some((head, tail)) if !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit()) => s = head,
+            Some((head, tail)) if !tail.is_empty() && all_digits(tail) => s = head,
             _ => break,
         }
     }
@@ -984,9 +993,8 @@ fn is_path(w: &str) -> bool {
     }
     match split_ext(bare) {
         Some((stem, ext)) => {
-            let ext = ext.to_ascii_lowercase();
-            let product = ext == "js" && stem.bytes().next().is_some_and(|b| b.is_ascii_uppercase());
-            listed(KNOWN_EXT, &ext)
+            let product = ext.eq_ignore_ascii_case("js") && stem.bytes().next().is_some_and(|b| b.is_ascii_uppercase());
+            listed_ci(KNOWN_EXT, ext)
                 && !product
                 && stem.bytes().all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b))
         }
@@ -1067,27 +1075,24 @@ fn number<'t>(ws: &[Word<'t>], i: usize, text: &'t str) -> Option<(&'t str, bool
         return Some((core, true, 1));
     }
     if !suffix.is_empty() {
-        let l = suffix.to_ascii_lowercase();
-        return listed(ATTACHED_UNITS, &l).then(|| (core, true, 1));
+        return listed_ci(ATTACHED_UNITS, suffix).then(|| (core, true, 1));
     }
     let zero = num.bytes().all(|c| !(b'1'..=b'9').contains(&c));
     // A unit right after it, CJK (`500元`, `3小时`) or a word (`12 passed`, `840 tokens`).
     let after = text.get(w.end..).unwrap_or("");
     if let Some(c) = after.chars().next().filter(|c| CJK_UNITS.contains(c)) {
-        let two = after
-            .chars()
-            .nth(1)
-            .filter(|&d| matches!((c, d), ('小', '时') | ('分', '钟') | ('公', '里') | ('公', '斤')));
-        let end = w.end + c.len_utf8() + two.map_or(0, char::len_utf8);
-        return match (c, two) {
-            ('小' | '公', None) => None,
-            _ => Some((&text[w.start..end], true, 1)),
+        let unit = match words_in("小时 分钟 公里 公斤").find(|u| after.starts_with(u)) {
+            Some(two) => two,
+            // `小` and `公` only begin a unit of two characters.
+            None if matches!(c, '小' | '公') => return None,
+            None => &after[..c.len_utf8()],
         };
+        return Some((&text[w.start..w.end + unit.len()], true, 1));
     }
     if let Some(next) = ws.get(i + 1) {
-        let unit = next.core.to_ascii_lowercase();
-        if adjacent(text, w, next) && text.get(w.end..next.start) == Some(" ") && listed(UNIT_WORDS, &unit) {
-            let counts_failure = listed("failed failing errors error", &unit);
+        let unit = next.core;
+        if adjacent(text, w, next) && text.get(w.end..next.start) == Some(" ") && listed_ci(UNIT_WORDS, unit) {
+            let counts_failure = listed_ci("failed failing errors error", unit);
             if zero && !counts_failure {
                 return None;
             }
@@ -1163,16 +1168,14 @@ fn is_identifier(w: &str) -> bool {
         return (w.contains('_') && w.trim_matches(&['_'][..]).len() > 1) || is_camel(w) || (b.len() >= 6 && has_digit);
     }
     if w.contains('.') && b.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.') {
-        let segs: Vec<&str> = w.split('.').collect();
-        return segs.len() >= 2
-            && segs.iter().all(|s| is_word_ident(s))
-            && segs.iter().any(|s| s.contains('_') || is_camel(s));
+        // At least two segments: `w` contains a dot.
+        return w.split('.').all(is_word_ident) && w.split('.').any(|s| s.contains('_') || is_camel(s));
     }
     if let Some((key, num)) = w.split_once('-') {
         return (2..=10).contains(&key.len())
             && key.bytes().all(|c| c.is_ascii_uppercase())
             && (2..=6).contains(&num.len())
-            && num.bytes().all(|c| c.is_ascii_digit());
+            && all_digits(num);
     }
     false
 }
@@ -1414,7 +1417,7 @@ fn is_error_line(line: &str) -> bool {
     for w in ["errors", "error"] {
         for (k, _) in lower.match_indices(w) {
             let prev = word_before(&lower, k);
-            if !prev.is_empty() && prev.bytes().all(|b| b.is_ascii_digit()) && prev.bytes().any(|b| b != b'0') {
+            if !prev.is_empty() && all_digits(prev) && prev.bytes().any(|b| b != b'0') {
                 return true;
             }
         }
