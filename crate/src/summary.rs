@@ -1263,8 +1263,8 @@ fn sentences(s: &str) -> Vec<&str> {
 }
 
 #[rustfmt::skip]
-const DECISION_WORDS: &str = "decided decide decision will i'll we'll should let's fixed chose choose chosen agreed \
-    agree todo next";
+const DECISION_WORDS: &str = "decided decide decision will i'll i’ll we'll we’ll should let's let’s fixed chose \
+    choose chosen agreed agree todo next";
 #[rustfmt::skip]
 const DECISION_CJK: &str = "决定 应该 修复 修好 改为 改成 选择 同意 待办 下一步 接下来 计划 打算 我会 将会";
 
@@ -1288,10 +1288,11 @@ fn is_decision(sentence: &str, strict: bool) -> bool {
     if !sentence.is_ascii() && words_in(DECISION_CJK).any(|w| sentence.contains(w)) {
         return true;
     }
-    let lower = sentence.to_ascii_lowercase().replace('’', "'");
+    // `’` counts as `'` (the lists hold both spellings).
+    let lower = sentence.to_ascii_lowercase();
     let mut prev = "";
-    for w in lower.split(|c: char| !(c.is_ascii_alphanumeric() || c == '\'')) {
-        let w = w.trim_matches(&['\''][..]);
+    for w in lower.split(|c: char| !(c.is_ascii_alphanumeric() || c == '\'' || c == '’')) {
+        let w = w.trim_matches(&['\'', '’'][..]);
         if w.is_empty() {
             continue;
         }
