@@ -1415,12 +1415,12 @@ fn is_error_line(line: &str) -> bool {
             }
         }
     }
-    for w in ["errors", "error"] {
-        for (k, _) in lower.match_indices(w) {
-            let prev = word_before(&lower, k);
-            if !prev.is_empty() && all_digits(prev) && prev.bytes().any(|b| b != b'0') {
-                return true;
-            }
+    // `error` or `errors` after a non-zero count (`errors` starts with `error`, so its places
+    // are among those of `error`).
+    for (k, _) in lower.match_indices("error") {
+        let prev = word_before(&lower, k);
+        if !prev.is_empty() && all_digits(prev) && prev.bytes().any(|b| b != b'0') {
+            return true;
         }
     }
     phrases_in(EXIT_MARKERS).any(|m| {
