@@ -121,21 +121,19 @@ pub fn extractive(input: &SummaryInput) -> String {
     let shown = format!("{ask} {answer}");
     let f = &s.facts;
     let fresh = |items: &[String], cap: usize, chars: usize| -> Vec<String> {
-        items
-            .iter()
-            .filter(|x| !shown.contains(x.as_str()))
-            .take(cap)
-            .map(|x| cut_chars(x.trim_end_matches(&['.', ':', ';', '。'][..]), chars))
-            .collect()
+        let mut out = Vec::new();
+        for x in items.iter().filter(|x| !shown.contains(x.as_str())).take(cap) {
+            out.push(cut_chars(x.trim_end_matches(&['.', ':', ';', '。'][..]), chars));
+        }
+        out
     };
     // The most telling error lines first (a panic or `error:` over a `... FAILED` tally).
     let mut errors = f.errors.clone();
     turns::sort_by(&mut errors, |a, b| error_weight(a) > error_weight(b));
-    let did: Vec<String> = s
-        .tool_counts
-        .iter()
-        .map(|(name, n)| if *n > 1 { format!("{name} ×{n}") } else { name.clone() })
-        .collect();
+    let mut did = Vec::new();
+    for (name, n) in &s.tool_counts {
+        did.push(if *n > 1 { format!("{name} ×{n}") } else { name.clone() });
+    }
     let mut dates_numbers = fresh(&f.dates, 6, ITEM_CHARS);
     dates_numbers.extend(fresh(&f.numbers, 8, ITEM_CHARS));
 
@@ -170,7 +168,10 @@ pub fn extractive(input: &SummaryInput) -> String {
 /// below 64 characters, so they stay usable for recovery.
 pub fn stub(label: &str, turn_ids: &[&str], tokens: usize) -> String {
     let label = stub_label(label);
-    let ids: Vec<String> = turn_ids.iter().map(|t| clean_id(t)).collect();
+    let mut ids = Vec::new();
+    for t in turn_ids {
+        ids.push(clean_id(t));
+    }
     let approx = format!("~{} tokens", approx_count(tokens));
     let head = if label.is_empty() {
         "[folded".to_string()
@@ -1686,7 +1687,11 @@ fn chars_for_tokens(src: &str, tokens: usize) -> usize {
 
 /// The longest prefix of `s` within `max` tokens, cut at a character boundary.
 fn prefix_within(s: &str, max: usize) -> String {
-    let bounds: Vec<usize> = s.char_indices().map(|(k, _)| k).chain([s.len()]).collect();
+    let mut bounds = Vec::new();
+    for (k, _) in s.char_indices() {
+        bounds.push(k);
+    }
+    bounds.push(s.len());
     let (mut lo, mut hi) = (0, bounds.len() - 1);
     while lo < hi {
         let mid = (lo + hi).div_ceil(2);
@@ -1722,15 +1727,12 @@ fn add_text(list: &mut Vec<String>, text: &str) {
 /// A turn id fit for one line: cleaned, no spaces or brackets, at most 64 characters.
 fn clean_id(id: &str) -> String {
     let head = &id[..floor_boundary(id, ID_CHARS * 8)];
-    let c: String = clean_inline(head)
-        .chars()
-        .map(|c| match c {
-            ' ' => '_',
-            '[' => '(',
-            ']' => ')',
-            _ => c,
-        })
-        .collect();
+    let c = map_chars(&clean_inline(head), |c| match c {
+        ' ' => '_',
+        '[' => '(',
+        ']' => ')',
+        _ => c,
+    });
     let c = cut_chars(&c, ID_CHARS);
     if c.is_empty() {
         "?".to_string()
@@ -1739,17 +1741,23 @@ fn clean_id(id: &str) -> String {
     }
 }
 
+/// `s` with each character replaced by `f`'s (one function for both callers).
+fn map_chars(s: &str, f: fn(char) -> char) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        out.push(f(c));
+    }
+    out
+}
+
 fn stub_label(label: &str) -> String {
     let head = &label[..floor_boundary(label, 4096)];
-    let clean: String = clean_inline(&strip_host_metadata(head))
-        .chars()
-        .map(|c| match c {
-            '"' | '“' | '”' => '\'',
-            '[' => '(',
-            ']' => ')',
-            _ => c,
-        })
-        .collect();
+    let clean = map_chars(&clean_inline(&strip_host_metadata(head)), |c| match c {
+        '"' | '“' | '”' => '\'',
+        '[' => '(',
+        ']' => ')',
+        _ => c,
+    });
     if tokens::text(&clean) <= LABEL_TOKENS {
         return clean;
     }
