@@ -1850,7 +1850,16 @@ impl Line {
 }
 
 fn render(lines: &[Line]) -> String {
-    turns::join(&lines.iter().filter_map(Line::rendered).collect::<Vec<_>>(), "\n")
+    let mut out = String::new();
+    let mut first = true;
+    for line in lines.iter().filter_map(Line::rendered) {
+        if !first {
+            out.push('\n');
+        }
+        out.push_str(&line);
+        first = false;
+    }
+    out
 }
 
 /// Trims lines, lowest rank first, until the rendering is within `max` tokens: lists lose
@@ -1860,7 +1869,12 @@ fn fit(lines: &mut [Line], max: usize) {
     if fits(lines) {
         return;
     }
-    let mut order: Vec<usize> = (0..lines.len()).filter(|&k| lines[k].rank < 100).collect();
+    let mut order = Vec::new();
+    for k in 0..lines.len() {
+        if lines[k].rank < 100 {
+            order.push(k);
+        }
+    }
     turns::sort_by(&mut order, |&a, &b| lines[a].rank < lines[b].rank);
     for k in order {
         while !fits(lines) {
