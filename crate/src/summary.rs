@@ -867,37 +867,34 @@ fn multi_date<'t>(ws: &[Word], i: usize, text: &'t str) -> Option<(&'t str, usiz
     None
 }
 
-/// `2023年5月7日`, `2023年5月`, `5月7日`.
+/// `2023年5月7日`, `2023年5月`, `5月7日`: a year or a month, then as many of the next units as
+/// follow, each a number of one or two digits right after the previous unit (a month alone
+/// is not a date).
 fn cjk_date<'t>(ws: &[Word], i: usize, text: &'t str) -> Option<(&'t str, usize)> {
-    let unit_after = |w: &Word, units: &[char]| -> Option<usize> {
-        let c = text.get(w.end..)?.chars().next()?;
-        units.contains(&c).then(|| w.end + c.len_utf8())
-    };
     let small = |s: &str| (1..=2).contains(&s.len()) && all_digits(s);
     let a = &ws[i];
-    let next_at = |k: usize, at: usize| ws.get(k).filter(|w| w.start == at && small(w.core));
-    if is_year(a.core) {
-        let after_year = unit_after(a, &['年'])?;
-        let Some(m) = next_at(i + 1, after_year) else {
-            return Some((text.get(a.start..after_year)?, 1));
+    let (units, min) = if is_year(a.core) {
+        ("年|月|日号", 1)
+    } else if small(a.core) {
+        ("月|日号", 2)
+    } else {
+        return None;
+    };
+    let (mut end, mut n) = (a.start, 0);
+    for (k, unit) in phrases_in(units).enumerate() {
+        let Some(w) = ws.get(i + k).filter(|w| k == 0 || (w.start == end && small(w.core))) else {
+            break;
         };
-        let Some(after_month) = unit_after(m, &['月']) else {
-            return Some((text.get(a.start..after_year)?, 1));
+        let Some(c) = text.get(w.end..)?.chars().next().filter(|&c| unit.contains(c)) else {
+            break;
         };
-        if let Some(d) = next_at(i + 2, after_month) {
-            if let Some(after_day) = unit_after(d, &['日', '号']) {
-                return Some((text.get(a.start..after_day)?, 3));
-            }
-        }
-        return Some((text.get(a.start..after_month)?, 2));
+        end = w.end + c.len_utf8();
+        n = k + 1;
     }
-    if small(a.core) {
-        let after_month = unit_after(a, &['月'])?;
-        let d = next_at(i + 1, after_month)?;
-        let after_day = unit_after(d, &['日', '号'])?;
-        return Some((text.get(a.start..after_day)?, 2));
+    if n < min {
+        return None;
     }
-    None
+    Some((text.get(a.start..end)?, n))
 }
 
 /// `2026-11-30`, `2026-11-30T05:02:00Z`, `2026/11/30`, `30/11/2026`, `30.11.2026`.
