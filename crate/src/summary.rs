@@ -978,7 +978,7 @@ fn is_path(w: &str) -> bool {
         return !bare.trim_start_matches(&['.', '~', '/'][..]).is_empty();
     }
     let slashes = bare.matches('/').count();
-    let last = bare.rsplit('/').next().unwrap_or("");
+    let last = bare.rsplit_once('/').map_or(bare, |(_, l)| l);
     if let Some(rest) = bare.strip_prefix('/') {
         return !rest.is_empty() && !bare.contains("//") && (slashes >= 2 || split_ext(last).is_some());
     }
@@ -1350,12 +1350,18 @@ const EXIT_MARKERS: &str = "exit code|exit status|exited with code|exited with s
 /// The word before byte `k` of `lower`, without punctuation.
 fn word_before(lower: &str, k: usize) -> &str {
     let from = floor_boundary(lower, k.saturating_sub(32));
-    lower[from..k]
-        .trim_end()
-        .rsplit(char::is_whitespace)
-        .next()
-        .unwrap_or("")
-        .trim_matches(|c: char| !c.is_alphanumeric())
+    let t = lower[from..k].trim_end();
+    // After the last whitespace, from the first to the last alphanumeric character.
+    let mut found: Option<(usize, usize)> = None;
+    for (p, c) in t.char_indices().rev() {
+        if c.is_whitespace() {
+            break;
+        }
+        if c.is_alphanumeric() {
+            found = Some((p, found.map_or(p + c.len_utf8(), |(_, e)| e)));
+        }
+    }
+    found.map_or("", |(s, e)| &t[s..e])
 }
 
 /// One pass over the words of a (lowercased) line: could any error rule match?
