@@ -679,13 +679,13 @@ fn open_span(rest: &str) -> Code {
 fn word_len(rest: &str) -> usize {
     let mut len = 0;
     let mut prev_digit = false;
-    let mut it = rest.char_indices().peekable();
-    while let Some((k, ch)) = it.next() {
+    for (k, ch) in rest.char_indices() {
         if ch.is_whitespace() || ch == '`' || is_cjk(ch) {
             break;
         }
         if is_delim(ch) {
-            let next_digit = it.peek().is_some_and(|&(_, n)| n.is_ascii_digit());
+            // The next character is a digit when its first byte is one.
+            let next_digit = rest.as_bytes().get(k + ch.len_utf8()).is_some_and(u8::is_ascii_digit);
             if !(ch == ',' && prev_digit && next_digit) {
                 break;
             }
@@ -1237,11 +1237,10 @@ fn name_word(w: &Word) -> Option<usize> {
 fn sentences(s: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
-    let mut it = s.char_indices().peekable();
-    while let Some((k, c)) = it.next() {
+    for (k, c) in s.char_indices() {
         let end = k + c.len_utf8();
         let split = match c {
-            '.' | '!' | '?' => it.peek().map_or(true, |&(_, n)| n.is_whitespace()),
+            '.' | '!' | '?' => s[end..].chars().next().map_or(true, char::is_whitespace),
             '。' | '！' | '？' => true,
             _ => false,
         };
