@@ -544,6 +544,11 @@ fn all_digits(s: &str) -> bool {
     s.bytes().all(|b| b.is_ascii_digit())
 }
 
+/// The value of at most 9 ASCII digits (what `parse::<u32>` gives them).
+fn digits_value(s: &str) -> u32 {
+    s.bytes().fold(0, |n, b| n * 10 + u32::from(b - b'0'))
+}
+
 /// The largest char boundary at or below `max`.
 fn floor_boundary(s: &str, max: usize) -> usize {
     if max >= s.len() {
@@ -822,11 +827,11 @@ fn is_day(s: &str) -> bool {
     }
     (1..=2).contains(&digits.len())
         && all_digits(digits)
-        && digits.parse::<u32>().is_ok_and(|d| (1..=31).contains(&d))
+        && (1..=31).contains(&digits_value(digits))
 }
 
 fn is_year(s: &str) -> bool {
-    s.len() == 4 && all_digits(s) && s.parse::<u32>().is_ok_and(|y| (1000..=2999).contains(&y))
+    s.len() == 4 && all_digits(s) && (1000..=2999).contains(&digits_value(s))
 }
 
 /// A date spread over several words (`7 May 2023`, `7th of May`, `May 7, 2023`, `May 2023`)
@@ -916,7 +921,7 @@ fn is_date(w: &str) -> bool {
     if [a, b, c].iter().any(|g| g.is_empty() || !all_digits(g)) {
         return false;
     }
-    let n = |g: &str| g.parse::<u32>().unwrap_or(0);
+    let n = digits_value;
     if a.len() == 4 && b.len() <= 2 && c.len() <= 2 {
         return (1000..=2999).contains(&n(a)) && (1..=12).contains(&n(b)) && (1..=31).contains(&n(c));
     }
