@@ -1775,7 +1775,9 @@ fn stub_label(label: &str) -> String {
 /// `840`, `8.4k`, `84k`, `1.2M`.
 fn approx_count(n: usize) -> String {
     if n < 1_000 {
-        n.to_string()
+        // `format!` rather than `to_string`, whose specialisation for integers compiles its own
+        // copy of the integer printer.
+        format!("{n}")
     } else if n < 9_950 {
         let d = (n + 50) / 100;
         format!("{}.{}k", d / 10, d % 10)
