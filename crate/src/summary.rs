@@ -541,7 +541,28 @@ fn listed_ci(list: &'static str, word: &str) -> bool {
 
 /// Only ASCII digits (true for "").
 fn all_digits(s: &str) -> bool {
-    s.bytes().all(|b| b.is_ascii_digit())
+    bytes_all(s, |b| b.is_ascii_digit())
+}
+
+/// Whether every byte of `s` passes `f` (one loop for every test, where `bytes().all` compiles
+/// one per closure).
+fn bytes_all(s: &str, f: fn(u8) -> bool) -> bool {
+    for b in s.bytes() {
+        if !f(b) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Whether some byte of `s` passes `f`.
+fn bytes_any(s: &str, f: fn(u8) -> bool) -> bool {
+    for b in s.bytes() {
+        if f(b) {
+            return true;
+        }
+    }
+    false
 }
 
 /// The value of at most 9 ASCII digits (what `parse::<u32>` gives them).
@@ -782,7 +803,7 @@ fn scan_text(text: &str, src: Source, f: &mut Facts) {
                     Some((s, _, count, last)) if last + 1 == i && count < 4 => {
                         let prev = &ws[last];
                         let gap = text.get(prev.end..w.start).unwrap_or("\n");
-                        if !prev.breaks_after && gap.bytes().all(|b| b == b' ') {
+                        if !prev.breaks_after && bytes_all(gap, |b| b == b' ') {
                             Some((s, end, count + 1, i))
                         } else {
                             None
@@ -813,7 +834,7 @@ fn flush_name(text: &str, run: Option<(usize, usize, usize, usize)>, f: &mut Fac
 /// Two words separated only by spaces or a comma (a date's parts).
 fn adjacent(text: &str, a: &Word, b: &Word) -> bool {
     match text.get(a.end..b.start) {
-        Some(gap) => !gap.is_empty() && gap.len() <= 3 && gap.bytes().all(|c| c == b' ' || c == b','),
+        Some(gap) => !gap.is_empty() && gap.len() <= 3 && bytes_all(gap, |c| c == b' ' || c == b','),
         None => false,
     }
 }
@@ -946,8 +967,8 @@ fn split_ext(seg: &str) -> Option<(&str, &str)> {
     let (stem, ext) = seg.rsplit_once('.')?;
     let ok = !stem.is_empty()
         && (1..=8).contains(&ext.len())
-        && ext.bytes().all(|b| b.is_ascii_alphanumeric())
-        && ext.bytes().any(|b| b.is_ascii_alphabetic());
+        && bytes_all(ext, |b| b.is_ascii_alphanumeric())
+        && bytes_any(ext, |b| b.is_ascii_alphabetic());
     ok.then_some((stem, ext))
 }
 
@@ -999,7 +1020,7 @@ fn is_path(w: &str) -> bool {
             let product = ext.eq_ignore_ascii_case("js") && stem.bytes().next().is_some_and(|b| b.is_ascii_uppercase());
             listed_ci(KNOWN_EXT, ext)
                 && !product
-                && stem.bytes().all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b))
+                && bytes_all(stem, |b| b.is_ascii_alphanumeric() || b"_-.".contains(&b))
         }
         None => false,
     }
@@ -1041,7 +1062,7 @@ fn number<'t>(ws: &[Word<'t>], i: usize, text: &'t str) -> Option<(&'t str, bool
         .strip_prefix(&['v', 'V'][..])
         .filter(|r| r.bytes().next().is_some_and(|b| b.is_ascii_digit()));
     if let Some(v) = version {
-        let ok = v.contains('.') && v.bytes().all(|b| b.is_ascii_digit() || b == b'.');
+        let ok = v.contains('.') && bytes_all(v, |b| b.is_ascii_digit() || b == b'.');
         return ok.then(|| (core, false, 1));
     }
     let s = match s.strip_prefix(&['-', '+'][..]) {
@@ -1080,7 +1101,7 @@ fn number<'t>(ws: &[Word<'t>], i: usize, text: &'t str) -> Option<(&'t str, bool
     if !suffix.is_empty() {
         return listed_ci(ATTACHED_UNITS, suffix).then(|| (core, true, 1));
     }
-    let zero = num.bytes().all(|c| !(b'1'..=b'9').contains(&c));
+    let zero = bytes_all(num, |c| !(b'1'..=b'9').contains(&c));
     // A unit right after it, CJK (`500元`, `3小时`) or a word (`12 passed`, `840 tokens`).
     let after = text.get(w.end..).unwrap_or("");
     if let Some(c) = after.chars().next().filter(|c| CJK_UNITS.contains(c)) {
@@ -1139,7 +1160,7 @@ fn is_camel(w: &str) -> bool {
 }
 
 fn is_word_ident(w: &str) -> bool {
-    !w.is_empty() && w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') && !w.as_bytes()[0].is_ascii_digit()
+    !w.is_empty() && bytes_all(w, |b| b.is_ascii_alphanumeric() || b == b'_') && !w.as_bytes()[0].is_ascii_digit()
 }
 
 /// A code identifier or an id: uuid, hash, `a::b`, snake_case, CamelCase, `abc123def`,
@@ -1152,31 +1173,31 @@ fn is_identifier(w: &str) -> bool {
         return true;
     }
     let b = w.as_bytes();
-    let has_letter = b.iter().any(u8::is_ascii_alphabetic);
-    let has_digit = b.iter().any(u8::is_ascii_digit);
+    let has_letter = bytes_any(w, |b| b.is_ascii_alphabetic());
+    let has_digit = bytes_any(w, |b| b.is_ascii_digit());
     if (7..=64).contains(&b.len())
-        && b.iter().all(u8::is_ascii_hexdigit)
+        && bytes_all(w, |b| b.is_ascii_hexdigit())
         && has_digit
-        && b.iter().any(|c| matches!(c, b'a'..=b'f'))
+        && bytes_any(w, |c| matches!(c, b'a'..=b'f'))
     {
         return true;
     }
     if w.contains("::") {
         return w.split("::").all(is_word_ident);
     }
-    if b.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_') {
+    if bytes_all(w, |c| c.is_ascii_alphanumeric() || c == b'_') {
         if !has_letter || b[0].is_ascii_digit() {
             return false;
         }
         return (w.contains('_') && w.trim_matches(&['_'][..]).len() > 1) || is_camel(w) || (b.len() >= 6 && has_digit);
     }
-    if w.contains('.') && b.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.') {
+    if w.contains('.') && bytes_all(w, |c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.') {
         // At least two segments: `w` contains a dot.
         return w.split('.').all(is_word_ident) && w.split('.').any(|s| s.contains('_') || is_camel(s));
     }
     if let Some((key, num)) = w.split_once('-') {
         return (2..=10).contains(&key.len())
-            && key.bytes().all(|c| c.is_ascii_uppercase())
+            && bytes_all(key, |c| c.is_ascii_uppercase())
             && (2..=6).contains(&num.len())
             && all_digits(num);
     }
@@ -1220,7 +1241,7 @@ fn name_word(w: &Word) -> Option<usize> {
     }
     let end = w.start + base.len();
     let letters = base.bytes().filter(u8::is_ascii_alphabetic).count();
-    if base.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit()) {
+    if bytes_all(base, |b| b.is_ascii_uppercase() || b.is_ascii_digit()) {
         let acronym = letters >= 3 && count <= 8 && !listed(ACRONYM_STOP, base);
         return acronym.then_some(end);
     }
@@ -1427,7 +1448,7 @@ fn is_error_line(line: &str) -> bool {
     // are among those of `error`).
     for (k, _) in lower.match_indices("error") {
         let prev = word_before(&lower, k);
-        if !prev.is_empty() && all_digits(prev) && prev.bytes().any(|b| b != b'0') {
+        if !prev.is_empty() && all_digits(prev) && bytes_any(prev, |b| b != b'0') {
             return true;
         }
     }
@@ -1436,7 +1457,7 @@ fn is_error_line(line: &str) -> bool {
             let rest = lower[k + m.len()..].trim_start_matches(&[' ', ':', '=', '"', '\''][..]);
             let rest = rest.strip_prefix('-').unwrap_or(rest);
             let digits: &str = &rest[..rest.bytes().take_while(u8::is_ascii_digit).count()];
-            !digits.is_empty() && digits.bytes().any(|b| b != b'0')
+            !digits.is_empty() && bytes_any(digits, |b| b != b'0')
         })
     })
 }
