@@ -841,7 +841,8 @@ fn adjacent(text: &str, a: &Word, b: &Word) -> bool {
 
 /// `7`, `07`, `7th`, `21st` (1–31).
 fn is_day(s: &str) -> bool {
-    let digits = s.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    // Without its trailing ASCII letters (single bytes, so the cut is a character boundary).
+    let digits = &s[..s.len() - s.bytes().rev().take_while(u8::is_ascii_alphabetic).count()];
     let suffix = &s[digits.len()..];
     if !(suffix.is_empty() || listed_ci("st nd rd th", suffix)) {
         return false;
@@ -1236,7 +1237,7 @@ fn name_word(w: &Word) -> Option<usize> {
         .unwrap_or(core)
         .trim_end_matches(&['\'', '’', '+'][..]);
     let count = base.chars().count();
-    if !(2..=30).contains(&count) || !base.starts_with(char::is_uppercase) {
+    if !(2..=30).contains(&count) || !base.chars().next().is_some_and(char::is_uppercase) {
         return None;
     }
     let end = w.start + base.len();
