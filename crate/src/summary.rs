@@ -841,9 +841,10 @@ fn adjacent(text: &str, a: &Word, b: &Word) -> bool {
 
 /// `7`, `07`, `7th`, `21st` (1–31).
 fn is_day(s: &str) -> bool {
-    // Without its trailing ASCII letters (single bytes, so the cut is a character boundary).
-    let digits = &s[..s.len() - s.bytes().rev().take_while(u8::is_ascii_alphabetic).count()];
-    let suffix = &s[digits.len()..];
+    // Its leading digits and the rest (the same split as at its trailing letters whenever the
+    // test below can pass).
+    let suffix = s.trim_start_matches(DIGITS);
+    let digits = &s[..s.len() - suffix.len()];
     if !(suffix.is_empty() || listed_ci("st nd rd th", suffix)) {
         return false;
     }
@@ -851,6 +852,13 @@ fn is_day(s: &str) -> bool {
         && all_digits(digits)
         && (1..=31).contains(&digits_value(digits))
 }
+
+/// `s` without its first byte when that is one of the ASCII bytes `set`.
+fn strip_ascii<'a>(s: &'a str, set: &[u8]) -> Option<&'a str> {
+    s.bytes().next().filter(|b| set.contains(b)).and_then(|_| s.get(1..))
+}
+
+const DIGITS: &[char] = &['0', '1', '2', '3', '4', '5', '6', '7', '8', '9'];
 
 fn is_year(s: &str) -> bool {
     s.len() == 4 && all_digits(s) && (1000..=2999).contains(&digits_value(s))
@@ -1059,14 +1067,13 @@ fn number<'t>(ws: &[Word<'t>], i: usize, text: &'t str) -> Option<(&'t str, bool
             break;
         }
     }
-    let version = s
-        .strip_prefix(&['v', 'V'][..])
+    let version = strip_ascii(s, b"vV")
         .filter(|r| r.bytes().next().is_some_and(|b| b.is_ascii_digit()));
     if let Some(v) = version {
         let ok = v.contains('.') && bytes_all(v, |b| b.is_ascii_digit() || b == b'.');
         return ok.then(|| (core, false, 1));
     }
-    let s = match s.strip_prefix(&['-', '+'][..]) {
+    let s = match strip_ascii(s, b"-+") {
         Some(r) if r.bytes().next().is_some_and(|b| b.is_ascii_digit()) => r,
         _ => s,
     };
