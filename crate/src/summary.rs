@@ -873,33 +873,28 @@ fn multi_date<'t>(ws: &[Word], i: usize, text: &'t str) -> Option<(&'t str, usiz
         return Some(d);
     }
     let a = &ws[i];
-    let span = |last: usize| text.get(a.start..ws[last].end).unwrap_or("");
     let adj = |x: usize| x + 1 < ws.len() && adjacent(text, &ws[x], &ws[x + 1]);
+    // The date's last word.
+    let mut last = None;
     if is_day(a.core) {
         let mut j = i + 1;
         if adj(i) && ws[j].core.eq_ignore_ascii_case("of") {
             j += 1;
         }
         if adj(j - 1) && is_month(ws[j].core) {
-            if adj(j) && is_year(ws[j + 1].core) {
-                return Some((span(j + 1), j + 2 - i));
-            }
-            return Some((span(j), j + 1 - i));
+            last = Some(j + usize::from(adj(j) && is_year(ws[j + 1].core)));
         }
     }
-    if is_month(a.core) && adj(i) {
+    if last.is_none() && is_month(a.core) && adj(i) {
         let b = &ws[i + 1];
         if is_day(b.core) {
-            if adj(i + 1) && is_year(ws[i + 2].core) {
-                return Some((span(i + 2), 3));
-            }
-            return Some((span(i + 1), 2));
-        }
-        if is_year(b.core) {
-            return Some((span(i + 1), 2));
+            last = Some(i + 1 + usize::from(adj(i + 1) && is_year(ws[i + 2].core)));
+        } else if is_year(b.core) {
+            last = Some(i + 1);
         }
     }
-    None
+    let last = last?;
+    Some((text.get(a.start..ws[last].end).unwrap_or(""), last + 1 - i))
 }
 
 /// `2023年5月7日`, `2023年5月`, `5月7日`: a year or a month, then as many of the next units as
