@@ -433,13 +433,17 @@ fn scan_output(text: &str, is_error: bool, tool: &str, s: &mut Scan) {
     let found = scan_errors(text, false, &mut s.facts.errors);
     if is_error && !found {
         let first = text.lines().map(str::trim).find(|l| !l.is_empty());
-        let tool = clean_inline(tool);
-        let line = match (first, tool.is_empty()) {
-            (Some(l), true) => l.to_string(),
-            (Some(l), false) => format!("{tool}: {l}"),
-            (None, true) => "a tool call failed".to_string(),
-            (None, false) => format!("{tool} failed"),
-        };
+        // `tool: first line`, `tool failed`, the line alone or `a tool call failed`.
+        let mut line = clean_inline(tool);
+        match first {
+            Some(l) => {
+                if !line.is_empty() {
+                    line.push_str(": ");
+                }
+                line.push_str(l);
+            }
+            None => line.push_str(if line.is_empty() { "a tool call failed" } else { " failed" }),
+        }
         add_text(&mut s.facts.errors, &line);
     }
 }
