@@ -107,7 +107,9 @@ pub fn facts(messages: &[Value]) -> Facts {
 pub fn extractive(input: &SummaryInput) -> String {
     let max = input.max_tokens;
     let s = scan(input.messages);
-    let header = format!("[summary of turn {}]", clean_id(input.turn_id));
+    let mut header = String::from("[summary of turn ");
+    header.push_str(&clean_id(input.turn_id));
+    header.push(']');
     let room = max.saturating_sub(tokens::text(&header));
 
     let ask_src = brief(&turns::join(&s.asks, " / "), SOURCE_CHARS);
@@ -345,7 +347,9 @@ fn scan_assistant(msg: &Value, s: &mut Scan) {
 
     let error_message = message::str_field(msg, "errorMessage");
     if !error_message.trim().is_empty() {
-        add_text(&mut s.facts.errors, &format!("model error: {error_message}"));
+        let mut line = String::from("model error: ");
+        line.push_str(error_message);
+        add_text(&mut s.facts.errors, &line);
     }
 
     let text = hostmeta::strip_directives(&text);
