@@ -174,19 +174,38 @@ pub fn stub(label: &str, turn_ids: &[&str], tokens: usize) -> String {
     for t in turn_ids {
         ids.push(clean_id(t));
     }
-    let approx = format!("~{} tokens", approx_count(tokens));
-    let head = if label.is_empty() {
-        "[folded".to_string()
-    } else {
-        format!("[folded: \"{label}\"")
-    };
-    let what = match ids.len() {
-        0 => format!(" ({approx})"),
-        1 => format!(" — turn {} ({approx})", ids[0]),
-        2 | 3 => format!(" — turns {} ({approx})", turns::join(&ids, ", ")),
-        n => format!(" — turns {}..{} ({n} turns, {approx})", ids[0], ids[n - 1]),
-    };
-    format!("{head}{what}; recover with context_engine_recover]")
+    let mut out = String::from("[folded");
+    if !label.is_empty() {
+        out.push_str(": \"");
+        out.push_str(&label);
+        out.push('"');
+    }
+    let n = ids.len();
+    match n {
+        0 => {}
+        1 => {
+            out.push_str(" — turn ");
+            out.push_str(&ids[0]);
+        }
+        2 | 3 => {
+            out.push_str(" — turns ");
+            out.push_str(&turns::join(&ids, ", "));
+        }
+        _ => {
+            out.push_str(" — turns ");
+            out.push_str(&ids[0]);
+            out.push_str("..");
+            out.push_str(&ids[n - 1]);
+        }
+    }
+    out.push_str(" (");
+    if n > 3 {
+        out.push_str(&format!("{n} turns, "));
+    }
+    out.push('~');
+    out.push_str(&approx_count(tokens));
+    out.push_str(" tokens); recover with context_engine_recover]");
+    out
 }
 
 /// The text a user typed, without what the host wraps around it (see [`hostmeta`]).
