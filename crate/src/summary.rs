@@ -465,7 +465,11 @@ fn scan_output(text: &str, is_error: bool, tool: &str, s: &mut Scan) {
                 }
                 line.push_str(l);
             }
-            None => line.push_str(if line.is_empty() { "a tool call failed" } else { " failed" }),
+            None => line.push_str(if line.is_empty() {
+                "a tool call failed"
+            } else {
+                " failed"
+            }),
         }
         add_text(&mut s.facts.errors, &line);
     }
@@ -875,9 +879,7 @@ fn is_day(s: &str) -> bool {
     if !(suffix.is_empty() || listed_ci("st nd rd th", suffix)) {
         return false;
     }
-    (1..=2).contains(&digits.len())
-        && all_digits(digits)
-        && (1..=31).contains(&digits_value(digits))
+    (1..=2).contains(&digits.len()) && all_digits(digits) && (1..=31).contains(&digits_value(digits))
 }
 
 /// `s` without its first byte when that is one of the ASCII bytes `set`.
@@ -1089,8 +1091,7 @@ fn number<'t>(ws: &[Word<'t>], i: usize, text: &'t str) -> Option<(&'t str, bool
             break;
         }
     }
-    let version = strip_ascii(s, b"vV")
-        .filter(|r| r.bytes().next().is_some_and(|b| b.is_ascii_digit()));
+    let version = strip_ascii(s, b"vV").filter(|r| r.bytes().next().is_some_and(|b| b.is_ascii_digit()));
     if let Some(v) = version {
         let ok = v.contains('.') && bytes_all(v, |b| b.is_ascii_digit() || b == b'.');
         return ok.then(|| (core, false, 1));
