@@ -107,7 +107,9 @@ pub fn facts(messages: &[Value]) -> Facts {
 pub fn extractive(input: &SummaryInput) -> String {
     let max = input.max_tokens;
     let s = scan(input.messages);
-    let header = format!("[summary of turn {}]", clean_id(input.turn_id));
+    let mut header = String::from("[summary of turn ");
+    header.push_str(&clean_id(input.turn_id));
+    header.push(']');
     let room = max.saturating_sub(tokens::text(&header));
 
     let ask_src = brief(&turns::join(&s.asks, " / "), SOURCE_CHARS);
@@ -121,21 +123,19 @@ pub fn extractive(input: &SummaryInput) -> String {
     let shown = format!("{ask} {answer}");
     let f = &s.facts;
     let fresh = |items: &[String], cap: usize, chars: usize| -> Vec<String> {
-        items
-            .iter()
-            .filter(|x| !shown.contains(x.as_str()))
-            .take(cap)
-            .map(|x| cut_chars(x.trim_end_matches(&['.', ':', ';', '。'][..]), chars))
-            .collect()
+        let mut out = Vec::new();
+        for x in items.iter().filter(|x| !shown.contains(x.as_str())).take(cap) {
+            out.push(cut_chars(x.trim_end_matches(&['.', ':', ';', '。'][..]), chars));
+        }
+        out
     };
     // The most telling error lines first (a panic or `error:` over a `... FAILED` tally).
     let mut errors = f.errors.clone();
     turns::sort_by(&mut errors, |a, b| error_weight(a) > error_weight(b));
-    let did: Vec<String> = s
-        .tool_counts
-        .iter()
-        .map(|(name, n)| if *n > 1 { format!("{name} ×{n}") } else { name.clone() })
-        .collect();
+    let mut did = Vec::new();
+    for (name, n) in &s.tool_counts {
+        did.push(if *n > 1 { format!("{name} ×{n}") } else { name.clone() });
+    }
     let mut dates_numbers = fresh(&f.dates, 6, ITEM_CHARS);
     dates_numbers.extend(fresh(&f.numbers, 8, ITEM_CHARS));
 
@@ -170,20 +170,42 @@ pub fn extractive(input: &SummaryInput) -> String {
 /// below 64 characters, so they stay usable for recovery.
 pub fn stub(label: &str, turn_ids: &[&str], tokens: usize) -> String {
     let label = stub_label(label);
-    let ids: Vec<String> = turn_ids.iter().map(|t| clean_id(t)).collect();
-    let approx = format!("~{} tokens", approx_count(tokens));
-    let head = if label.is_empty() {
-        "[folded".to_string()
-    } else {
-        format!("[folded: \"{label}\"")
-    };
-    let what = match ids.len() {
-        0 => format!(" ({approx})"),
-        1 => format!(" — turn {} ({approx})", ids[0]),
-        2 | 3 => format!(" — turns {} ({approx})", turns::join(&ids, ", ")),
-        n => format!(" — turns {}..{} ({n} turns, {approx})", ids[0], ids[n - 1]),
-    };
-    format!("{head}{what}; recover with context_engine_recover]")
+    let mut ids = Vec::new();
+    for t in turn_ids {
+        ids.push(clean_id(t));
+    }
+    let mut out = String::from("[folded");
+    if !label.is_empty() {
+        out.push_str(": \"");
+        out.push_str(&label);
+        out.push('"');
+    }
+    let n = ids.len();
+    match n {
+        0 => {}
+        1 => {
+            out.push_str(" — turn ");
+            out.push_str(&ids[0]);
+        }
+        2 | 3 => {
+            out.push_str(" — turns ");
+            out.push_str(&turns::join(&ids, ", "));
+        }
+        _ => {
+            out.push_str(" — turns ");
+            out.push_str(&ids[0]);
+            out.push_str("..");
+            out.push_str(&ids[n - 1]);
+        }
+    }
+    out.push_str(" (");
+    if n > 3 {
+        out.push_str(&format!("{n} turns, "));
+    }
+    out.push('~');
+    out.push_str(&approx_count(tokens));
+    out.push_str(" tokens); recover with context_engine_recover]");
+    out
 }
 
 /// The text a user typed, without what the host wraps around it (see [`hostmeta`]).
@@ -344,7 +366,9 @@ fn scan_assistant(msg: &Value, s: &mut Scan) {
 
     let error_message = message::str_field(msg, "errorMessage");
     if !error_message.trim().is_empty() {
-        add_text(&mut s.facts.errors, &format!("model error: {error_message}"));
+        let mut line = String::from("model error: ");
+        line.push_str(error_message);
+        add_text(&mut s.facts.errors, &line);
     }
 
     let text = hostmeta::strip_directives(&text);
@@ -432,13 +456,21 @@ fn scan_output(text: &str, is_error: bool, tool: &str, s: &mut Scan) {
     let found = scan_errors(text, false, &mut s.facts.errors);
     if is_error && !found {
         let first = text.lines().map(str::trim).find(|l| !l.is_empty());
-        let tool = clean_inline(tool);
-        let line = match (first, tool.is_empty()) {
-            (Some(l), true) => l.to_string(),
-            (Some(l), false) => format!("{tool}: {l}"),
-            (None, true) => "a tool call failed".to_string(),
-            (None, false) => format!("{tool} failed"),
-        };
+        // `tool: first line`, `tool failed`, the line alone or `a tool call failed`.
+        let mut line = clean_inline(tool);
+        match first {
+            Some(l) => {
+                if !line.is_empty() {
+                    line.push_str(": ");
+                }
+                line.push_str(l);
+            }
+            None => line.push_str(if line.is_empty() {
+                "a tool call failed"
+            } else {
+                " failed"
+            }),
+        }
         add_text(&mut s.facts.errors, &line);
     }
 }
@@ -530,6 +562,43 @@ fn phrases_in(list: &'static str) -> std::str::Split<'static, char> {
 /// Whether `word` is an entry of the word list `list`.
 fn listed(list: &'static str, word: &str) -> bool {
     words_in(list).any(|w| w == word)
+}
+
+/// Whether `word`, ASCII letters in any case, is an entry of the lowercase word list `list`
+/// (`listed(list, &word.to_ascii_lowercase())` without the copy).
+fn listed_ci(list: &'static str, word: &str) -> bool {
+    words_in(list).any(|w| w.eq_ignore_ascii_case(word))
+}
+
+/// Only ASCII digits (true for "").
+fn all_digits(s: &str) -> bool {
+    bytes_all(s, |b| b.is_ascii_digit())
+}
+
+/// Whether every byte of `s` passes `f` (one loop for every test, where `bytes().all` compiles
+/// one per closure).
+fn bytes_all(s: &str, f: fn(u8) -> bool) -> bool {
+    for b in s.bytes() {
+        if !f(b) {
+            return false;
+        }
+    }
+    true
+}
+
+/// Whether some byte of `s` passes `f`.
+fn bytes_any(s: &str, f: fn(u8) -> bool) -> bool {
+    for b in s.bytes() {
+        if f(b) {
+            return true;
+        }
+    }
+    false
+}
+
+/// The value of at most 9 ASCII digits (what `parse::<u32>` gives them).
+fn digits_value(s: &str) -> u32 {
+    s.bytes().fold(0, |n, b| n * 10 + u32::from(b - b'0'))
 }
 
 /// The largest char boundary at or below `max`.
@@ -667,13 +736,13 @@ fn open_span(rest: &str) -> Code {
 fn word_len(rest: &str) -> usize {
     let mut len = 0;
     let mut prev_digit = false;
-    let mut it = rest.char_indices().peekable();
-    while let Some((k, ch)) = it.next() {
+    for (k, ch) in rest.char_indices() {
         if ch.is_whitespace() || ch == '`' || is_cjk(ch) {
             break;
         }
         if is_delim(ch) {
-            let next_digit = it.peek().is_some_and(|&(_, n)| n.is_ascii_digit());
+            // The next character is a digit when its first byte is one.
+            let next_digit = rest.as_bytes().get(k + ch.len_utf8()).is_some_and(u8::is_ascii_digit);
             if !(ch == ',' && prev_digit && next_digit) {
                 break;
             }
@@ -741,7 +810,7 @@ fn scan_text(text: &str, src: Source, f: &mut Facts) {
         } else if w.url {
             add(&mut f.urls, w.core);
         } else if let Some((date, n)) = multi_date(&ws, i, text) {
-            add(&mut f.dates, &date);
+            add(&mut f.dates, date);
             used = n;
         } else if is_date(w.core) {
             add(&mut f.dates, w.core);
@@ -749,7 +818,7 @@ fn scan_text(text: &str, src: Source, f: &mut Facts) {
             add(&mut f.paths, w.core);
         } else if let Some((num, strong, n)) = number(&ws, i, text) {
             if strong || src == Source::Prose {
-                add(&mut f.numbers, &num);
+                add(&mut f.numbers, num);
             }
             used = n;
         } else if (w.code == Code::Word && ident_like(w.core)) || is_identifier(w.core) {
@@ -765,7 +834,7 @@ fn scan_text(text: &str, src: Source, f: &mut Facts) {
                     Some((s, _, count, last)) if last + 1 == i && count < 4 => {
                         let prev = &ws[last];
                         let gap = text.get(prev.end..w.start).unwrap_or("\n");
-                        if !prev.breaks_after && gap.bytes().all(|b| b == b' ') {
+                        if !prev.breaks_after && bytes_all(gap, |b| b == b' ') {
                             Some((s, end, count + 1, i))
                         } else {
                             None
@@ -796,94 +865,95 @@ fn flush_name(text: &str, run: Option<(usize, usize, usize, usize)>, f: &mut Fac
 /// Two words separated only by spaces or a comma (a date's parts).
 fn adjacent(text: &str, a: &Word, b: &Word) -> bool {
     match text.get(a.end..b.start) {
-        Some(gap) => !gap.is_empty() && gap.len() <= 3 && gap.bytes().all(|c| c == b' ' || c == b','),
+        Some(gap) => !gap.is_empty() && gap.len() <= 3 && bytes_all(gap, |c| c == b' ' || c == b','),
         None => false,
     }
 }
 
 /// `7`, `07`, `7th`, `21st` (1–31).
 fn is_day(s: &str) -> bool {
-    let digits = s.trim_end_matches(|c: char| c.is_ascii_alphabetic());
-    let suffix = &s[digits.len()..];
-    if !(suffix.is_empty() || ["st", "nd", "rd", "th"].iter().any(|x| suffix.eq_ignore_ascii_case(x))) {
+    // Its leading digits and the rest (the same split as at its trailing letters whenever the
+    // test below can pass).
+    let suffix = s.trim_start_matches(DIGITS);
+    let digits = &s[..s.len() - suffix.len()];
+    if !(suffix.is_empty() || listed_ci("st nd rd th", suffix)) {
         return false;
     }
-    (1..=2).contains(&digits.len())
-        && digits.bytes().all(|b| b.is_ascii_digit())
-        && digits.parse::<u32>().is_ok_and(|d| (1..=31).contains(&d))
+    (1..=2).contains(&digits.len()) && all_digits(digits) && (1..=31).contains(&digits_value(digits))
 }
 
+/// `s` without its first byte when that is one of the ASCII bytes `set`.
+fn strip_ascii<'a>(s: &'a str, set: &[u8]) -> Option<&'a str> {
+    s.bytes().next().filter(|b| set.contains(b)).and_then(|_| s.get(1..))
+}
+
+const DIGITS: &[char] = &['0', '1', '2', '3', '4', '5', '6', '7', '8', '9'];
+
 fn is_year(s: &str) -> bool {
-    s.len() == 4 && s.bytes().all(|b| b.is_ascii_digit()) && s.parse::<u32>().is_ok_and(|y| (1000..=2999).contains(&y))
+    s.len() == 4 && all_digits(s) && (1000..=2999).contains(&digits_value(s))
 }
 
 /// A date spread over several words (`7 May 2023`, `7th of May`, `May 7, 2023`, `May 2023`)
-/// or written with CJK units (`2023年5月7日`, `5月7日`): the date and the words it used.
-fn multi_date(ws: &[Word], i: usize, text: &str) -> Option<(String, usize)> {
+/// or written with CJK units (`2023年5月7日`, `5月7日`): the date (a slice of `text`; the
+/// words of the first kinds are ASCII, so cleaning only collapses spaces) and the words it
+/// used.
+fn multi_date<'t>(ws: &[Word], i: usize, text: &'t str) -> Option<(&'t str, usize)> {
     if let Some(d) = cjk_date(ws, i, text) {
         return Some(d);
     }
     let a = &ws[i];
-    let span = |last: usize| -> String { clean_inline(text.get(a.start..ws[last].end).unwrap_or("")) };
     let adj = |x: usize| x + 1 < ws.len() && adjacent(text, &ws[x], &ws[x + 1]);
+    // The date's last word.
+    let mut last = None;
     if is_day(a.core) {
         let mut j = i + 1;
         if adj(i) && ws[j].core.eq_ignore_ascii_case("of") {
             j += 1;
         }
         if adj(j - 1) && is_month(ws[j].core) {
-            if adj(j) && is_year(ws[j + 1].core) {
-                return Some((span(j + 1), j + 2 - i));
-            }
-            return Some((span(j), j + 1 - i));
+            last = Some(j + usize::from(adj(j) && is_year(ws[j + 1].core)));
         }
     }
-    if is_month(a.core) && adj(i) {
+    if last.is_none() && is_month(a.core) && adj(i) {
         let b = &ws[i + 1];
         if is_day(b.core) {
-            if adj(i + 1) && is_year(ws[i + 2].core) {
-                return Some((span(i + 2), 3));
-            }
-            return Some((span(i + 1), 2));
-        }
-        if is_year(b.core) {
-            return Some((span(i + 1), 2));
+            last = Some(i + 1 + usize::from(adj(i + 1) && is_year(ws[i + 2].core)));
+        } else if is_year(b.core) {
+            last = Some(i + 1);
         }
     }
-    None
+    let last = last?;
+    Some((text.get(a.start..ws[last].end).unwrap_or(""), last + 1 - i))
 }
 
-/// `2023年5月7日`, `2023年5月`, `5月7日`.
-fn cjk_date(ws: &[Word], i: usize, text: &str) -> Option<(String, usize)> {
-    let unit_after = |w: &Word, units: &[char]| -> Option<usize> {
-        let c = text.get(w.end..)?.chars().next()?;
-        units.contains(&c).then(|| w.end + c.len_utf8())
-    };
-    let small = |s: &str| (1..=2).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit());
+/// `2023年5月7日`, `2023年5月`, `5月7日`: a year or a month, then as many of the next units as
+/// follow, each a number of one or two digits right after the previous unit (a month alone
+/// is not a date).
+fn cjk_date<'t>(ws: &[Word], i: usize, text: &'t str) -> Option<(&'t str, usize)> {
+    let small = |s: &str| (1..=2).contains(&s.len()) && all_digits(s);
     let a = &ws[i];
-    let next_at = |k: usize, at: usize| ws.get(k).filter(|w| w.start == at && small(w.core));
-    if is_year(a.core) {
-        let after_year = unit_after(a, &['年'])?;
-        let Some(m) = next_at(i + 1, after_year) else {
-            return Some((text.get(a.start..after_year)?.to_string(), 1));
+    let (units, min) = if is_year(a.core) {
+        ("年|月|日号", 1)
+    } else if small(a.core) {
+        ("月|日号", 2)
+    } else {
+        return None;
+    };
+    let (mut end, mut n) = (a.start, 0);
+    for (k, unit) in phrases_in(units).enumerate() {
+        let Some(w) = ws.get(i + k).filter(|w| k == 0 || (w.start == end && small(w.core))) else {
+            break;
         };
-        let Some(after_month) = unit_after(m, &['月']) else {
-            return Some((text.get(a.start..after_year)?.to_string(), 1));
+        let Some(c) = text.get(w.end..)?.chars().next().filter(|&c| unit.contains(c)) else {
+            break;
         };
-        if let Some(d) = next_at(i + 2, after_month) {
-            if let Some(after_day) = unit_after(d, &['日', '号']) {
-                return Some((text.get(a.start..after_day)?.to_string(), 3));
-            }
-        }
-        return Some((text.get(a.start..after_month)?.to_string(), 2));
+        end = w.end + c.len_utf8();
+        n = k + 1;
     }
-    if small(a.core) {
-        let after_month = unit_after(a, &['月'])?;
-        let d = next_at(i + 1, after_month)?;
-        let after_day = unit_after(d, &['日', '号'])?;
-        return Some((text.get(a.start..after_day)?.to_string(), 2));
+    if n < min {
+        return None;
     }
-    None
+    Some((text.get(a.start..end)?, n))
 }
 
 /// `2026-11-30`, `2026-11-30T05:02:00Z`, `2026/11/30`, `30/11/2026`, `30.11.2026`.
@@ -898,16 +968,14 @@ fn is_date(w: &str) -> bool {
     let Some(sep) = head.chars().find(|c| !c.is_ascii_digit()) else {
         return false;
     };
-    let groups: Vec<&str> = head.split(sep).collect();
-    if groups.len() != 3
-        || groups
-            .iter()
-            .any(|g| g.is_empty() || !g.bytes().all(|b| b.is_ascii_digit()))
-    {
+    let mut groups = head.split(sep);
+    let (Some(a), Some(b), Some(c), None) = (groups.next(), groups.next(), groups.next(), groups.next()) else {
+        return false;
+    };
+    if [a, b, c].iter().any(|g| g.is_empty() || !all_digits(g)) {
         return false;
     }
-    let n = |g: &str| g.parse::<u32>().unwrap_or(0);
-    let (a, b, c) = (groups[0], groups[1], groups[2]);
+    let n = digits_value;
     if a.len() == 4 && b.len() <= 2 && c.len() <= 2 {
         return (1000..=2999).contains(&n(a)) && (1..=12).contains(&n(b)) && (1..=31).contains(&n(c));
     }
@@ -932,8 +1000,8 @@ fn split_ext(seg: &str) -> Option<(&str, &str)> {
     let (stem, ext) = seg.rsplit_once('.')?;
     let ok = !stem.is_empty()
         && (1..=8).contains(&ext.len())
-        && ext.bytes().all(|b| b.is_ascii_alphanumeric())
-        && ext.bytes().any(|b| b.is_ascii_alphabetic());
+        && bytes_all(ext, |b| b.is_ascii_alphanumeric())
+        && bytes_any(ext, |b| b.is_ascii_alphabetic());
     ok.then_some((stem, ext))
 }
 
@@ -942,7 +1010,7 @@ fn strip_line_suffix(w: &str) -> &str {
     let mut s = w;
     for _ in 0..2 {
         match s.rsplit_once(':') {
-            Some((head, tail)) if !tail.is_empty() && tail.bytes().all(|b| b.is_ascii_digit()) => s = head,
+            Some((head, tail)) if !tail.is_empty() && all_digits(tail) => s = head,
             _ => break,
         }
     }
@@ -969,7 +1037,7 @@ fn is_path(w: &str) -> bool {
         return !bare.trim_start_matches(&['.', '~', '/'][..]).is_empty();
     }
     let slashes = bare.matches('/').count();
-    let last = bare.rsplit('/').next().unwrap_or("");
+    let last = bare.rsplit_once('/').map_or(bare, |(_, l)| l);
     if let Some(rest) = bare.strip_prefix('/') {
         return !rest.is_empty() && !bare.contains("//") && (slashes >= 2 || split_ext(last).is_some());
     }
@@ -982,11 +1050,10 @@ fn is_path(w: &str) -> bool {
     }
     match split_ext(bare) {
         Some((stem, ext)) => {
-            let ext = ext.to_ascii_lowercase();
-            let product = ext == "js" && stem.bytes().next().is_some_and(|b| b.is_ascii_uppercase());
-            listed(KNOWN_EXT, &ext)
+            let product = ext.eq_ignore_ascii_case("js") && stem.bytes().next().is_some_and(|b| b.is_ascii_uppercase());
+            listed_ci(KNOWN_EXT, ext)
                 && !product
-                && stem.bytes().all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b))
+                && bytes_all(stem, |b| b.is_ascii_alphanumeric() || b"_-.".contains(&b))
         }
         None => false,
     }
@@ -1010,9 +1077,9 @@ const CJK_UNITS: &[char] = &[
 #[rustfmt::skip]
 const CURRENCIES: &str = "US$ $ € £ ¥ ₹";
 
-/// A number worth keeping at `ws[i]`: the text, whether it is "strong" (unit, money, percent,
-/// count), and how many words it used.
-fn number(ws: &[Word], i: usize, text: &str) -> Option<(String, bool, usize)> {
+/// A number worth keeping at `ws[i]`: the text (a slice of `text`), whether it is "strong"
+/// (unit, money, percent, count), and how many words it used.
+fn number<'t>(ws: &[Word<'t>], i: usize, text: &'t str) -> Option<(&'t str, bool, usize)> {
     let w = &ws[i];
     let core = w.core;
     let mut s = core;
@@ -1024,14 +1091,12 @@ fn number(ws: &[Word], i: usize, text: &str) -> Option<(String, bool, usize)> {
             break;
         }
     }
-    let version = s
-        .strip_prefix(&['v', 'V'][..])
-        .filter(|r| r.bytes().next().is_some_and(|b| b.is_ascii_digit()));
+    let version = strip_ascii(s, b"vV").filter(|r| r.bytes().next().is_some_and(|b| b.is_ascii_digit()));
     if let Some(v) = version {
-        let ok = v.contains('.') && v.bytes().all(|b| b.is_ascii_digit() || b == b'.');
-        return ok.then(|| (core.to_string(), false, 1));
+        let ok = v.contains('.') && bytes_all(v, |b| b.is_ascii_digit() || b == b'.');
+        return ok.then(|| (core, false, 1));
     }
-    let s = match s.strip_prefix(&['-', '+'][..]) {
+    let s = match strip_ascii(s, b"-+") {
         Some(r) if r.bytes().next().is_some_and(|b| b.is_ascii_digit()) => r,
         _ => s,
     };
@@ -1059,47 +1124,45 @@ fn number(ws: &[Word], i: usize, text: &str) -> Option<(String, bool, usize)> {
     }
     let (num, suffix) = s.split_at(k);
     if dots >= 2 {
-        return suffix.is_empty().then(|| (core.to_string(), false, 1));
+        return suffix.is_empty().then(|| (core, false, 1));
     }
     if suffix == "%" {
-        return Some((core.to_string(), true, 1));
+        return Some((core, true, 1));
     }
     if !suffix.is_empty() {
-        let l = suffix.to_ascii_lowercase();
-        return listed(ATTACHED_UNITS, &l).then(|| (core.to_string(), true, 1));
+        return listed_ci(ATTACHED_UNITS, suffix).then(|| (core, true, 1));
     }
-    let zero = num.bytes().all(|c| !(b'1'..=b'9').contains(&c));
+    let zero = bytes_all(num, |c| !(b'1'..=b'9').contains(&c));
     // A unit right after it, CJK (`500元`, `3小时`) or a word (`12 passed`, `840 tokens`).
     let after = text.get(w.end..).unwrap_or("");
     if let Some(c) = after.chars().next().filter(|c| CJK_UNITS.contains(c)) {
-        let two = after
-            .chars()
-            .nth(1)
-            .filter(|&d| matches!((c, d), ('小', '时') | ('分', '钟') | ('公', '里') | ('公', '斤')));
-        return match (c, two) {
-            ('小' | '公', None) => None,
-            (_, Some(d)) => Some((format!("{core}{c}{d}"), true, 1)),
-            _ => Some((format!("{core}{c}"), true, 1)),
+        let unit = match words_in("小时 分钟 公里 公斤").find(|u| after.starts_with(u)) {
+            Some(two) => two,
+            // `小` and `公` only begin a unit of two characters.
+            None if matches!(c, '小' | '公') => return None,
+            None => &after[..c.len_utf8()],
         };
+        return Some((&text[w.start..w.end + unit.len()], true, 1));
     }
     if let Some(next) = ws.get(i + 1) {
-        let unit = next.core.to_ascii_lowercase();
-        if adjacent(text, w, next) && text.get(w.end..next.start) == Some(" ") && listed(UNIT_WORDS, &unit) {
-            let counts_failure = matches!(unit.as_str(), "failed" | "failing" | "errors" | "error");
+        let unit = next.core;
+        if adjacent(text, w, next) && text.get(w.end..next.start) == Some(" ") && listed_ci(UNIT_WORDS, unit) {
+            let counts_failure = listed_ci("failed failing errors error", unit);
             if zero && !counts_failure {
                 return None;
             }
-            return Some((format!("{core} {}", next.core), true, 2));
+            // One space between them: the number, the space and the unit.
+            return Some((&text[w.start..next.end], true, 2));
         }
     }
     if money {
-        return Some((core.to_string(), true, 1));
+        return Some((core, true, 1));
     }
     if zero {
         return None;
     }
     if dots == 1 || commas || num.len() >= 2 {
-        return Some((core.to_string(), false, 1));
+        return Some((core, false, 1));
     }
     None
 }
@@ -1128,7 +1191,7 @@ fn is_camel(w: &str) -> bool {
 }
 
 fn is_word_ident(w: &str) -> bool {
-    !w.is_empty() && w.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') && !w.as_bytes()[0].is_ascii_digit()
+    !w.is_empty() && bytes_all(w, |b| b.is_ascii_alphanumeric() || b == b'_') && !w.as_bytes()[0].is_ascii_digit()
 }
 
 /// A code identifier or an id: uuid, hash, `a::b`, snake_case, CamelCase, `abc123def`,
@@ -1141,35 +1204,33 @@ fn is_identifier(w: &str) -> bool {
         return true;
     }
     let b = w.as_bytes();
-    let has_letter = b.iter().any(u8::is_ascii_alphabetic);
-    let has_digit = b.iter().any(u8::is_ascii_digit);
+    let has_letter = bytes_any(w, |b| b.is_ascii_alphabetic());
+    let has_digit = bytes_any(w, |b| b.is_ascii_digit());
     if (7..=64).contains(&b.len())
-        && b.iter().all(u8::is_ascii_hexdigit)
+        && bytes_all(w, |b| b.is_ascii_hexdigit())
         && has_digit
-        && b.iter().any(|c| matches!(c, b'a'..=b'f'))
+        && bytes_any(w, |c| matches!(c, b'a'..=b'f'))
     {
         return true;
     }
     if w.contains("::") {
         return w.split("::").all(is_word_ident);
     }
-    if b.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_') {
+    if bytes_all(w, |c| c.is_ascii_alphanumeric() || c == b'_') {
         if !has_letter || b[0].is_ascii_digit() {
             return false;
         }
         return (w.contains('_') && w.trim_matches(&['_'][..]).len() > 1) || is_camel(w) || (b.len() >= 6 && has_digit);
     }
-    if w.contains('.') && b.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.') {
-        let segs: Vec<&str> = w.split('.').collect();
-        return segs.len() >= 2
-            && segs.iter().all(|s| is_word_ident(s))
-            && segs.iter().any(|s| s.contains('_') || is_camel(s));
+    if w.contains('.') && bytes_all(w, |c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.') {
+        // At least two segments: `w` contains a dot.
+        return w.split('.').all(is_word_ident) && w.split('.').any(|s| s.contains('_') || is_camel(s));
     }
     if let Some((key, num)) = w.split_once('-') {
         return (2..=10).contains(&key.len())
-            && key.bytes().all(|c| c.is_ascii_uppercase())
+            && bytes_all(key, |c| c.is_ascii_uppercase())
             && (2..=6).contains(&num.len())
-            && num.bytes().all(|c| c.is_ascii_digit());
+            && all_digits(num);
     }
     false
 }
@@ -1206,12 +1267,12 @@ fn name_word(w: &Word) -> Option<usize> {
         .unwrap_or(core)
         .trim_end_matches(&['\'', '’', '+'][..]);
     let count = base.chars().count();
-    if !(2..=30).contains(&count) || !base.starts_with(char::is_uppercase) {
+    if !(2..=30).contains(&count) || !base.chars().next().is_some_and(char::is_uppercase) {
         return None;
     }
     let end = w.start + base.len();
     let letters = base.bytes().filter(u8::is_ascii_alphabetic).count();
-    if base.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit()) {
+    if bytes_all(base, |b| b.is_ascii_uppercase() || b.is_ascii_digit()) {
         let acronym = letters >= 3 && count <= 8 && !listed(ACRONYM_STOP, base);
         return acronym.then_some(end);
     }
@@ -1233,11 +1294,10 @@ fn name_word(w: &Word) -> Option<usize> {
 fn sentences(s: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
-    let mut it = s.char_indices().peekable();
-    while let Some((k, c)) = it.next() {
+    for (k, c) in s.char_indices() {
         let end = k + c.len_utf8();
         let split = match c {
-            '.' | '!' | '?' => it.peek().map_or(true, |&(_, n)| n.is_whitespace()),
+            '.' | '!' | '?' => s[end..].chars().next().map_or(true, char::is_whitespace),
             '。' | '！' | '？' => true,
             _ => false,
         };
@@ -1257,8 +1317,8 @@ fn sentences(s: &str) -> Vec<&str> {
 }
 
 #[rustfmt::skip]
-const DECISION_WORDS: &str = "decided decide decision will i'll we'll should let's fixed chose choose chosen agreed \
-    agree todo next";
+const DECISION_WORDS: &str = "decided decide decision will i'll i’ll we'll we’ll should let's let’s fixed chose \
+    choose chosen agreed agree todo next";
 #[rustfmt::skip]
 const DECISION_CJK: &str = "决定 应该 修复 修好 改为 改成 选择 同意 待办 下一步 接下来 计划 打算 我会 将会";
 
@@ -1282,18 +1342,19 @@ fn is_decision(sentence: &str, strict: bool) -> bool {
     if !sentence.is_ascii() && words_in(DECISION_CJK).any(|w| sentence.contains(w)) {
         return true;
     }
-    let lower = sentence.to_ascii_lowercase().replace('’', "'");
+    // `’` counts as `'` (the lists hold both spellings).
+    let lower = sentence.to_ascii_lowercase();
     let mut prev = "";
-    for w in lower.split(|c: char| !(c.is_ascii_alphanumeric() || c == '\'')) {
-        let w = w.trim_matches(&['\''][..]);
+    for w in lower.split(|c: char| !(c.is_ascii_alphanumeric() || c == '\'' || c == '’')) {
+        let w = w.trim_matches(&['\'', '’'][..]);
         if w.is_empty() {
             continue;
         }
         let hit = if strict {
-            listed(THINKING_DECISION_WORDS, w) || (w == "to" && matches!(prev, "plan" | "switched" | "switch"))
+            listed(THINKING_DECISION_WORDS, w) || (w == "to" && listed("plan switched switch", prev))
         } else {
             listed(DECISION_WORDS, w)
-                || (w == "to" && matches!(prev, "going" | "plan" | "switched" | "switch"))
+                || (w == "to" && listed("going plan switched switch", prev))
                 || (w == "us" && prev == "let")
         };
         if hit {
@@ -1345,12 +1406,18 @@ const EXIT_MARKERS: &str = "exit code|exit status|exited with code|exited with s
 /// The word before byte `k` of `lower`, without punctuation.
 fn word_before(lower: &str, k: usize) -> &str {
     let from = floor_boundary(lower, k.saturating_sub(32));
-    lower[from..k]
-        .trim_end()
-        .rsplit(char::is_whitespace)
-        .next()
-        .unwrap_or("")
-        .trim_matches(|c: char| !c.is_alphanumeric())
+    let t = lower[from..k].trim_end();
+    // After the last whitespace, from the first to the last alphanumeric character.
+    let mut found: Option<(usize, usize)> = None;
+    for (p, c) in t.char_indices().rev() {
+        if c.is_whitespace() {
+            break;
+        }
+        if c.is_alphanumeric() {
+            found = Some((p, found.map_or(p + c.len_utf8(), |(_, e)| e)));
+        }
+    }
+    found.map_or("", |(s, e)| &t[s..e])
 }
 
 /// One pass over the words of a (lowercased) line: could any error rule match?
@@ -1362,29 +1429,14 @@ fn error_trigger(lower: &str) -> bool {
             || w.starts_with("panic")
             || w.ends_with("exception")
             || w.starts_with("exit")
-            || matches!(
-                w,
-                "traceback"
-                    | "fatal"
-                    | "segmentation"
-                    | "denied"
-                    | "cannot"
-                    | "could"
-                    | "unable"
-                    | "found"
-                    | "such"
-                    | "timed"
-                    | "enoent"
-                    | "eacces"
-                    | "econnrefused"
-                    | "uncaught"
-                    | "undefined"
-                    | "returncode"
-                    | "code"
-                    | "status"
-            )
+            || listed(ERROR_TRIGGERS, w)
     })
 }
+
+/// Words that start an error marker without matching the word rules of [`error_trigger`].
+#[rustfmt::skip]
+const ERROR_TRIGGERS: &str = "traceback fatal segmentation denied cannot could unable found such timed enoent \
+    eacces econnrefused uncaught undefined returncode code status";
 
 fn is_error_line(line: &str) -> bool {
     let head = &line[..floor_boundary(line, ERROR_SCAN_BYTES)];
@@ -1418,20 +1470,17 @@ fn is_error_line(line: &str) -> bool {
             {
                 continue;
             }
-            if !matches!(
-                word_before(&lower, k),
-                "0" | "no" | "zero" | "without" | "never" | "not"
-            ) {
+            if !listed("0 no zero without never not", word_before(&lower, k)) {
                 return true;
             }
         }
     }
-    for w in ["errors", "error"] {
-        for (k, _) in lower.match_indices(w) {
-            let prev = word_before(&lower, k);
-            if !prev.is_empty() && prev.bytes().all(|b| b.is_ascii_digit()) && prev.bytes().any(|b| b != b'0') {
-                return true;
-            }
+    // `error` or `errors` after a non-zero count (`errors` starts with `error`, so its places
+    // are among those of `error`).
+    for (k, _) in lower.match_indices("error") {
+        let prev = word_before(&lower, k);
+        if !prev.is_empty() && all_digits(prev) && bytes_any(prev, |b| b != b'0') {
+            return true;
         }
     }
     phrases_in(EXIT_MARKERS).any(|m| {
@@ -1439,7 +1488,7 @@ fn is_error_line(line: &str) -> bool {
             let rest = lower[k + m.len()..].trim_start_matches(&[' ', ':', '=', '"', '\''][..]);
             let rest = rest.strip_prefix('-').unwrap_or(rest);
             let digits: &str = &rest[..rest.bytes().take_while(u8::is_ascii_digit).count()];
-            !digits.is_empty() && digits.bytes().any(|b| b != b'0')
+            !digits.is_empty() && bytes_any(digits, |b| b != b'0')
         })
     })
 }
@@ -1697,7 +1746,11 @@ fn chars_for_tokens(src: &str, tokens: usize) -> usize {
 
 /// The longest prefix of `s` within `max` tokens, cut at a character boundary.
 fn prefix_within(s: &str, max: usize) -> String {
-    let bounds: Vec<usize> = s.char_indices().map(|(k, _)| k).chain([s.len()]).collect();
+    let mut bounds = Vec::new();
+    for (k, _) in s.char_indices() {
+        bounds.push(k);
+    }
+    bounds.push(s.len());
     let (mut lo, mut hi) = (0, bounds.len() - 1);
     while lo < hi {
         let mid = (lo + hi).div_ceil(2);
@@ -1733,15 +1786,12 @@ fn add_text(list: &mut Vec<String>, text: &str) {
 /// A turn id fit for one line: cleaned, no spaces or brackets, at most 64 characters.
 fn clean_id(id: &str) -> String {
     let head = &id[..floor_boundary(id, ID_CHARS * 8)];
-    let c: String = clean_inline(head)
-        .chars()
-        .map(|c| match c {
-            ' ' => '_',
-            '[' => '(',
-            ']' => ')',
-            _ => c,
-        })
-        .collect();
+    let c = map_chars(&clean_inline(head), |c| match c {
+        ' ' => '_',
+        '[' => '(',
+        ']' => ')',
+        _ => c,
+    });
     let c = cut_chars(&c, ID_CHARS);
     if c.is_empty() {
         "?".to_string()
@@ -1750,17 +1800,23 @@ fn clean_id(id: &str) -> String {
     }
 }
 
+/// `s` with each character replaced by `f`'s (one function for both callers).
+fn map_chars(s: &str, f: fn(char) -> char) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        out.push(f(c));
+    }
+    out
+}
+
 fn stub_label(label: &str) -> String {
     let head = &label[..floor_boundary(label, 4096)];
-    let clean: String = clean_inline(&strip_host_metadata(head))
-        .chars()
-        .map(|c| match c {
-            '"' | '“' | '”' => '\'',
-            '[' => '(',
-            ']' => ')',
-            _ => c,
-        })
-        .collect();
+    let clean = map_chars(&clean_inline(&strip_host_metadata(head)), |c| match c {
+        '"' | '“' | '”' => '\'',
+        '[' => '(',
+        ']' => ')',
+        _ => c,
+    });
     if tokens::text(&clean) <= LABEL_TOKENS {
         return clean;
     }
@@ -1771,7 +1827,9 @@ fn stub_label(label: &str) -> String {
 /// `840`, `8.4k`, `84k`, `1.2M`.
 fn approx_count(n: usize) -> String {
     if n < 1_000 {
-        n.to_string()
+        // `format!` rather than `to_string`, whose specialisation for integers compiles its own
+        // copy of the integer printer.
+        format!("{n}")
     } else if n < 9_950 {
         let d = (n + 50) / 100;
         format!("{}.{}k", d / 10, d % 10)
@@ -1853,7 +1911,16 @@ impl Line {
 }
 
 fn render(lines: &[Line]) -> String {
-    turns::join(&lines.iter().filter_map(Line::rendered).collect::<Vec<_>>(), "\n")
+    let mut out = String::new();
+    let mut first = true;
+    for line in lines.iter().filter_map(Line::rendered) {
+        if !first {
+            out.push('\n');
+        }
+        out.push_str(&line);
+        first = false;
+    }
+    out
 }
 
 /// Trims lines, lowest rank first, until the rendering is within `max` tokens: lists lose
@@ -1863,7 +1930,12 @@ fn fit(lines: &mut [Line], max: usize) {
     if fits(lines) {
         return;
     }
-    let mut order: Vec<usize> = (0..lines.len()).filter(|&k| lines[k].rank < 100).collect();
+    let mut order = Vec::new();
+    for k in 0..lines.len() {
+        if lines[k].rank < 100 {
+            order.push(k);
+        }
+    }
     turns::sort_by(&mut order, |&a, &b| lines[a].rank < lines[b].rank);
     for k in order {
         while !fits(lines) {
