@@ -54,6 +54,10 @@ use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::ops::RangeInclusive;
+use std::sync::atomic::{
+    AtomicBool, AtomicU64,
+    Ordering::{Acquire, Relaxed, Release},
+};
 
 /// The text a person wrote, without host metadata (see [`crate::hostmeta`]).
 pub use crate::hostmeta::strip_host_metadata;
@@ -941,233 +945,52 @@ fn is_cjk_stop(ch: char) -> bool {
     )
 }
 
-/// English stopwords and conversational fillers (kept sorted for reading; at most 10 bytes).
-const STOPWORDS: &[&str] = &[
-    "about",
-    "above",
-    "actually",
-    "after",
-    "again",
-    "against",
-    "all",
-    "also",
-    "am",
-    "an",
-    "and",
-    "any",
-    "anything",
-    "are",
-    "aren",
-    "as",
-    "at",
-    "awesome",
-    "be",
-    "because",
-    "been",
-    "before",
-    "being",
-    "below",
-    "between",
-    "both",
-    "but",
-    "by",
-    "can",
-    "cool",
-    "could",
-    "couldn",
-    "did",
-    "didn",
-    "do",
-    "does",
-    "doesn",
-    "doing",
-    "don",
-    "done",
-    "down",
-    "during",
-    "each",
-    "even",
-    "ever",
-    "few",
-    "for",
-    "from",
-    "further",
-    "get",
-    "gets",
-    "getting",
-    "go",
-    "going",
-    "gonna",
-    "good",
-    "got",
-    "great",
-    "had",
-    "hadn",
-    "has",
-    "hasn",
-    "have",
-    "haven",
-    "having",
-    "he",
-    "hello",
-    "her",
-    "here",
-    "hers",
-    "herself",
-    "hey",
-    "hi",
-    "him",
-    "himself",
-    "his",
-    "hmm",
-    "how",
-    "however",
-    "if",
-    "im",
-    "in",
-    "into",
-    "is",
-    "isn",
-    "it",
-    "its",
-    "itself",
-    "just",
-    "know",
-    "let",
-    "like",
-    "ll",
-    "lol",
-    "make",
-    "maybe",
-    "me",
-    "might",
-    "more",
-    "most",
-    "much",
-    "must",
-    "my",
-    "myself",
-    "nice",
-    "no",
-    "nor",
-    "not",
-    "now",
-    "of",
-    "off",
-    "oh",
-    "ok",
-    "okay",
-    "on",
-    "once",
-    "one",
-    "only",
-    "or",
-    "other",
-    "our",
-    "ours",
-    "ourselves",
-    "out",
-    "over",
-    "own",
-    "please",
-    "pretty",
-    "re",
-    "really",
-    "right",
-    "said",
-    "same",
-    "say",
-    "see",
-    "she",
-    "should",
-    "shouldn",
-    "so",
-    "some",
-    "something",
-    "still",
-    "such",
-    "sure",
-    "than",
-    "thank",
-    "thanks",
-    "that",
-    "the",
-    "their",
-    "theirs",
-    "them",
-    "themselves",
-    "then",
-    "there",
-    "these",
-    "they",
-    "thing",
-    "things",
-    "think",
-    "this",
-    "those",
-    "through",
-    "to",
-    "too",
-    "uh",
-    "um",
-    "under",
-    "until",
-    "up",
-    "us",
-    "ve",
-    "very",
-    "want",
-    "was",
-    "wasn",
-    "way",
-    "we",
-    "well",
-    "were",
-    "weren",
-    "what",
-    "when",
-    "where",
-    "which",
-    "while",
-    "who",
-    "whom",
-    "why",
-    "will",
-    "with",
-    "won",
-    "would",
-    "wouldn",
-    "yeah",
-    "yes",
-    "yet",
-    "you",
-    "your",
-    "yours",
-    "yourself",
-    "yourselves",
-];
+/// English stopwords and conversational fillers, separated by spaces (sorted for reading; at
+/// most 10 bytes each). Text rather than a table built at compile time: it compresses.
+const STOPWORDS: &str = "\
+    about above actually after again against all also am an and any anything are aren as at \
+    awesome be because been before being below between both but by can cool could couldn \
+    did didn do does doesn doing don done down during each even ever few for from further \
+    get gets getting go going gonna good got great had hadn has hasn have haven having he \
+    hello her here hers herself hey hi him himself his hmm how however if im in into is isn \
+    it its itself just know let like ll lol make maybe me might more most much must my \
+    myself nice no nor not now of off oh ok okay on once one only or other our ours \
+    ourselves out over own please pretty re really right said same say see she should \
+    shouldn so some something still such sure than thank thanks that the their theirs them \
+    themselves then there these they thing things think this those through to too uh um \
+    under until up us ve very want was wasn way we well were weren what when where which \
+    while who whom why will with won would wouldn yeah yes yet you your yours yourself \
+    yourselves";
 
 /// Slots in the stopword table (a power of two, well above twice the number of stopwords).
 const STOP_SLOTS: usize = 512;
 
-/// Stopwords packed into integers (see [`pack`]) in an open-addressing table built at compile
-/// time: a lookup is one multiply and usually one integer comparison (it runs once per word).
-const STOP_TABLE: [u64; STOP_SLOTS] = {
-    let mut table = [0u64; STOP_SLOTS];
-    let mut i = 0;
-    while i < STOPWORDS.len() {
-        let Some(key) = pack(STOPWORDS[i]) else {
-            panic!("stopwords are lowercase ASCII letters");
-        };
-        let mut slot = stop_slot(key);
-        while table[slot] != 0 {
-            slot = (slot + 1) % STOP_SLOTS;
+/// Stopwords packed into integers (see [`pack`]) in an open-addressing table, built at the
+/// first lookup: a lookup is one multiply and usually one integer comparison (it runs once
+/// per word).
+static STOP_TABLE: [AtomicU64; STOP_SLOTS] = [const { AtomicU64::new(0) }; STOP_SLOTS];
+static STOP_TABLE_BUILT: AtomicBool = AtomicBool::new(false);
+
+fn stop_table() -> &'static [AtomicU64; STOP_SLOTS] {
+    if !STOP_TABLE_BUILT.load(Acquire) {
+        for key in STOPWORDS.split(' ').filter_map(pack) {
+            let mut slot = stop_slot(key);
+            loop {
+                match STOP_TABLE[slot].load(Relaxed) {
+                    // Another thread may be building it too: a key is never stored twice.
+                    k if k == key => break,
+                    0 => {
+                        STOP_TABLE[slot].store(key, Relaxed);
+                        break;
+                    }
+                    _ => slot = (slot + 1) % STOP_SLOTS,
+                }
+            }
         }
-        table[slot] = key;
-        i += 1;
+        STOP_TABLE_BUILT.store(true, Release);
     }
-    table
-};
+    &STOP_TABLE
+}
 
 const fn stop_slot(key: u64) -> usize {
     (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - STOP_SLOTS.trailing_zeros())) as usize
@@ -1196,9 +1019,10 @@ fn is_stopword(term: &str) -> bool {
     let Some(key) = pack(term).filter(|_| term.len() <= 10) else {
         return false;
     };
+    let table = stop_table();
     let mut slot = stop_slot(key);
     loop {
-        match STOP_TABLE[slot] {
+        match table[slot].load(Relaxed) {
             0 => return false,
             k if k == key => return true,
             _ => slot = (slot + 1) % STOP_SLOTS,
@@ -1402,13 +1226,13 @@ mod tests {
 
     #[test]
     fn stopwords_are_sorted_and_unique() {
-        assert!(
-            STOPWORDS.windows(2).all(|w| w[0] < w[1]),
-            "STOPWORDS sorted, no repeats"
-        );
-        assert!(STOPWORDS.iter().all(|w| w.len() <= 10));
-        assert!(STOPWORDS.len() >= 150, "{}", STOPWORDS.len());
-        assert!(STOPWORDS.iter().all(|w| is_stopword(w)));
+        let words: Vec<&str> = STOPWORDS.split(' ').collect();
+        assert!(words.windows(2).all(|w| w[0] < w[1]), "STOPWORDS sorted, no repeats");
+        assert!(words.iter().all(|w| (1..=10).contains(&w.len()) && pack(w).is_some()));
+        assert!(words.len() >= 150, "{}", words.len());
+        assert!(words.iter().all(|w| is_stopword(w)));
+        let stored = STOP_TABLE.iter().filter(|k| k.load(Relaxed) != 0).count();
+        assert_eq!(stored, words.len(), "every stopword stored once");
         assert!(!is_stopword("weather") && !is_stopword("") && !is_stopword("yourselvesx"));
         assert!(!is_stopword("thé") && !is_stopword("the_") && !is_stopword("The"));
     }
