@@ -159,7 +159,7 @@ fn lookup(m: &Value) -> Option<(usize, Known)> {
     })
 }
 
-fn store(i: usize, update: impl FnOnce(&mut Known)) {
+fn store(i: usize, update: &mut dyn FnMut(&mut Known)) {
     MEMO.with(|memo| {
         if let Some(x) = memo.borrow_mut().as_mut() {
             if let Some(f) = x.cache.facts.get_mut(i) {
@@ -176,18 +176,26 @@ pub fn derived<T: Any>(m: &Value, family: usize, variant: u8, compute: impl FnOn
     let Some((i, _)) = lookup(m) else {
         return Rc::new(compute(m));
     };
-    let hit = MEMO.with(|memo| {
-        let memo = memo.borrow();
-        match memo.as_ref()?.cache.facts.get(i)?.derived.get(family)?.as_ref()? {
-            (v, d) if *v == variant => d.clone().downcast::<T>().ok(),
-            _ => None,
-        }
-    });
-    if let Some(d) = hit {
+    if let Some(d) = derived_of(i, family, variant).and_then(|d| d.downcast::<T>().ok()) {
         return d;
     }
     let d = Rc::new(compute(m));
-    let any: Rc<dyn Any> = d.clone();
+    remember_derived(i, family, variant, d.clone());
+    d
+}
+
+/// The value of `family` remembered for message `i`, if derived for `variant`.
+fn derived_of(i: usize, family: usize, variant: u8) -> Option<Rc<dyn Any>> {
+    MEMO.with(|memo| {
+        let memo = memo.borrow();
+        match memo.as_ref()?.cache.facts.get(i)?.derived.get(family)?.as_ref()? {
+            (v, d) if *v == variant => Some(d.clone()),
+            _ => None,
+        }
+    })
+}
+
+fn remember_derived(i: usize, family: usize, variant: u8, any: Rc<dyn Any>) {
     MEMO.with(|memo| {
         if let Some(f) = memo.borrow_mut().as_mut().and_then(|x| x.cache.facts.get_mut(i)) {
             if let Some(slot) = f.derived.get_mut(family) {
@@ -199,16 +207,23 @@ pub fn derived<T: Any>(m: &Value, family: usize, variant: u8, compute: impl FnOn
             }
         }
     });
-    d
 }
 
 /// Runs `f` on the record of `replacement` of `m`: the slot of `m` is taken by the first
 /// replacement asked about; `None` for any other (and for messages outside the slice).
-fn with_replacement<R>(m: &Value, replacement: &Rc<Value>, f: impl FnOnce(&mut Replacement) -> R) -> Option<R> {
-    let (i, _) = lookup(m)?;
+fn with_replacement(m: &Value, replacement: &Rc<Value>, f: &mut dyn FnMut(&mut Replacement)) -> bool {
+    let Some((i, _)) = lookup(m) else {
+        return false;
+    };
     MEMO.with(|memo| {
         let mut memo = memo.borrow_mut();
-        let slot = &mut memo.as_mut()?.cache.facts.get_mut(i)?.replacement;
+        let Some(slot) = memo
+            .as_mut()
+            .and_then(|x| x.cache.facts.get_mut(i))
+            .map(|f| &mut f.replacement)
+        else {
+            return false;
+        };
         let r = slot.get_or_insert_with(|| Replacement {
             value: replacement.clone(),
             checked: false,
@@ -216,49 +231,60 @@ fn with_replacement<R>(m: &Value, replacement: &Rc<Value>, f: impl FnOnce(&mut R
             tokens: UNKNOWN_TOKENS,
             derived: None,
         });
-        Rc::ptr_eq(&r.value, replacement).then(|| f(r))
+        let mine = Rc::ptr_eq(&r.value, replacement);
+        if mine {
+            f(r);
+        }
+        mine
     })
 }
 
 /// Whether `replacement` of `m` was recorded by [`set_checked`].
 pub fn checked(m: &Value, replacement: &Rc<Value>) -> bool {
-    with_replacement(m, replacement, |r| r.checked).unwrap_or(false)
+    let mut checked = false;
+    with_replacement(m, replacement, &mut |r| checked = r.checked);
+    checked
 }
 
 /// Records that `replacement` of `m` passed a check that depends only on the two.
 pub fn set_checked(m: &Value, replacement: &Rc<Value>) {
-    with_replacement(m, replacement, |r| r.checked = true);
+    with_replacement(m, replacement, &mut |r| r.checked = true);
 }
 
 /// For the replacement of `m` the memo holds: whether it was sent before (and it is recorded
 /// as sent now); `None` for any other replacement.
 pub fn mark_sent(m: &Value, replacement: &Rc<Value>) -> Option<bool> {
-    with_replacement(m, replacement, |r| std::mem::replace(&mut r.sent, true))
+    let mut sent = false;
+    with_replacement(m, replacement, &mut |r| sent = std::mem::replace(&mut r.sent, true)).then_some(sent)
 }
 
 /// The token estimate of `replacement` of `m`, from the memo or `compute`.
 pub fn replacement_tokens(m: &Value, replacement: &Rc<Value>, compute: impl FnOnce(&Value) -> usize) -> usize {
-    match with_replacement(m, replacement, |r| r.tokens) {
-        Some(n) if n != UNKNOWN_TOKENS => n as usize,
-        Some(_) => {
-            let n = compute(replacement);
-            with_replacement(m, replacement, |r| r.tokens = n.min(UNKNOWN_TOKENS as usize - 1) as u32);
-            n
-        }
-        None => compute(replacement),
+    let mut known = UNKNOWN_TOKENS;
+    if !with_replacement(m, replacement, &mut |r| known = r.tokens) {
+        return compute(replacement);
     }
+    if known != UNKNOWN_TOKENS {
+        return known as usize;
+    }
+    let n = compute(replacement);
+    with_replacement(m, replacement, &mut |r| {
+        r.tokens = n.min(UNKNOWN_TOKENS as usize - 1) as u32
+    });
+    n
 }
 
 /// A value derived from `replacement` of `m` (one type per program: the gate's shape), from
 /// the memo or `compute`d.
 pub fn replacement_derived<T: Any>(m: &Value, replacement: &Rc<Value>, compute: impl FnOnce(&Value) -> T) -> Rc<T> {
-    let known = with_replacement(m, replacement, |r| r.derived.clone()).flatten();
+    let mut known = None;
+    with_replacement(m, replacement, &mut |r| known = r.derived.clone());
     if let Some(d) = known.and_then(|d| d.downcast::<T>().ok()) {
         return d;
     }
     let d = Rc::new(compute(replacement));
     let any: Rc<dyn Any> = d.clone();
-    with_replacement(m, replacement, |r| r.derived = Some(any));
+    with_replacement(m, replacement, &mut |r| r.derived = Some(any.clone()));
     d
 }
 
@@ -310,7 +336,7 @@ pub fn tokens(m: &Value, compute: impl FnOnce(&Value) -> usize) -> usize {
         Some((_, f)) if f.tokens != UNKNOWN_TOKENS => f.tokens as usize,
         Some((i, _)) => {
             let n = compute(m);
-            store(i, |f| f.tokens = n.min(UNKNOWN_TOKENS as usize - 1) as u32);
+            store(i, &mut |f| f.tokens = n.min(UNKNOWN_TOKENS as usize - 1) as u32);
             n
         }
         None => compute(m),
@@ -323,7 +349,7 @@ pub fn kind(m: &Value, compute: impl FnOnce(&Value) -> u8) -> u8 {
         Some((_, f)) if f.kind != UNKNOWN_KIND => f.kind,
         Some((i, _)) => {
             let k = compute(m);
-            store(i, |f| f.kind = k);
+            store(i, &mut |f| f.kind = k);
             k
         }
         None => compute(m),
@@ -336,7 +362,7 @@ pub fn has_calls(m: &Value, compute: impl FnOnce(&Value) -> bool) -> bool {
         Some((_, Known { calls: Some(c), .. })) => c,
         Some((i, _)) => {
             let c = compute(m);
-            store(i, |f| f.calls = Some(c));
+            store(i, &mut |f| f.calls = Some(c));
             c
         }
         None => compute(m),
@@ -349,7 +375,7 @@ pub fn key(m: &Value, compute: impl FnOnce(&Value) -> u64) -> u64 {
         Some((_, Known { key: Some(k), .. })) => k,
         Some((i, _)) => {
             let k = compute(m);
-            store(i, |f| f.key = Some(k));
+            store(i, &mut |f| f.key = Some(k));
             k
         }
         None => compute(m),
