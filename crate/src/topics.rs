@@ -51,8 +51,6 @@ use crate::hash::HashMap;
 use crate::turns::sort_by;
 use serde::Serialize;
 use std::cell::RefCell;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::ops::RangeInclusive;
 
 /// The text a person wrote, without host metadata (see [`crate::hostmeta`]).
@@ -451,7 +449,10 @@ impl Segmenter {
     fn weigh(&self) -> Weights {
         let n = self.len();
         let mut cache = IdfCache::default();
-        let idf: Vec<f32> = self.vocab.df.iter().map(|&df| cache.get(n, df) as f32).collect();
+        let mut idf = Vec::with_capacity(self.vocab.df.len());
+        for &df in &self.vocab.df {
+            idf.push(cache.get(n, df) as f32);
+        }
         let mut w = vec![0.0f32; self.ids.len()];
         let mut nonempty = Vec::with_capacity(n);
         for t in 0..n {
@@ -531,53 +532,59 @@ impl Segmenter {
     /// short topics merged (see the module documentation).
     fn segments(&self, sims: &[f64]) -> Vec<(usize, usize)> {
         let n = sims.len();
-        if n == 0 {
-            return Vec::new();
-        }
         let threshold = self.cfg.similarity_threshold;
         let min_turns = self.cfg.min_turns.max(1);
-        let mut starts = vec![0usize];
-        starts.extend((1..n).filter(|&i| sims[i] < threshold));
-        let m = starts.len();
-        let mut len: Vec<usize> = (0..m)
-            .map(|j| starts.get(j + 1).copied().unwrap_or(n) - starts[j])
-            .collect();
-        const NONE: usize = usize::MAX;
-        let mut prev: Vec<usize> = (0..m).map(|j| if j == 0 { NONE } else { j - 1 }).collect();
-        let mut next: Vec<usize> = (0..m).map(|j| if j + 1 == m { NONE } else { j + 1 }).collect();
-        let mut alive = vec![true; m];
-        // Short topics that are not the last, shortest first, then earliest. A merge leaves
-        // entries behind instead of removing them: an entry counts while it still describes
-        // its topic (alive, not the last, the same length; lengths only grow).
-        let mut short: BinaryHeap<Reverse<(usize, usize)>> = (0..m)
-            .filter(|&j| next[j] != NONE && len[j] < min_turns)
-            .map(|j| Reverse((len[j], j)))
-            .collect();
-        while let Some(Reverse((l, j))) = short.pop() {
-            if !alive[j] || len[j] != l || next[j] == NONE {
-                continue;
-            }
-            let (p, q) = (prev[j], next[j]);
-            let merge_left = p != NONE && (q == NONE || sims[starts[j]] >= sims[starts[q]]);
-            let (keep, gone) = if merge_left { (p, j) } else { (j, q) };
-            if gone == NONE {
-                continue;
-            }
-            len[keep] += len[gone];
-            alive[gone] = false;
-            let after = next[gone];
-            next[keep] = after;
-            if after != NONE {
-                prev[after] = keep;
-            }
-            if after != NONE && len[keep] < min_turns {
-                short.push(Reverse((len[keep], keep)));
+        // Topic j starts at turn starts[j]; the topics still there form a list through next[],
+        // each ending where the next one starts (starts[m] = n ends the last one).
+        let mut starts = Vec::new();
+        for (i, &sim) in sims.iter().enumerate() {
+            if i == 0 || sim < threshold {
+                starts.push(i);
             }
         }
-        (0..m)
-            .filter(|&j| alive[j])
-            .map(|j| (starts[j], starts[j] + len[j] - 1))
-            .collect()
+        let m = starts.len();
+        starts.push(n);
+        let mut next = Vec::with_capacity(m);
+        for j in 0..m {
+            next.push(j + 1);
+        }
+        // Short topics that are not the last, shortest first, then earliest. Merging a topic
+        // of length l makes one longer than l, so every topic of the shortest length is merged
+        // in one pass over the list, earliest first.
+        loop {
+            let mut l = min_turns;
+            let mut j = 0;
+            while j < m && next[j] < m {
+                l = l.min(starts[next[j]] - starts[j]);
+                j = next[j];
+            }
+            if l >= min_turns {
+                break;
+            }
+            // p: the topic before j (m before the first).
+            let (mut p, mut j) = (m, 0);
+            while j < m && next[j] < m {
+                let q = next[j];
+                if starts[q] - starts[j] == l {
+                    // Into the neighbour whose boundary is more similar; ties go left.
+                    if p < m && sims[starts[j]] >= sims[starts[q]] {
+                        next[p] = q;
+                        j = q;
+                        continue;
+                    }
+                    next[j] = next[q];
+                }
+                p = j;
+                j = next[j];
+            }
+        }
+        let mut out = Vec::new();
+        let mut j = 0;
+        while j < m {
+            out.push((starts[j], starts[next[j]] - 1));
+            j = next[j];
+        }
+        out
     }
 
     fn label(&self, weights: &Weights, segments: &[(usize, usize)]) -> Vec<Topic> {
@@ -628,17 +635,26 @@ impl Segmenter {
                 }
                 inside[term as usize] = 0.0;
             }
-            let best: Vec<(f64, &str)> = scored
-                .iter()
-                .take(MAX_TOPIC_TERMS)
-                .map(|&(s, t)| (s, &*terms[t as usize]))
-                .collect();
+            let mut best = Vec::new();
+            for &(_, t) in scored.iter().take(MAX_TOPIC_TERMS) {
+                best.push(String::from(&*terms[t as usize]));
+            }
+            let label = match make_label(&scored, terms) {
+                Some(label) => label,
+                None => {
+                    let mut label = String::from("turns ");
+                    label.push_str(itoa::Buffer::new().format(first as u64));
+                    label.push('-');
+                    label.push_str(itoa::Buffer::new().format(last as u64));
+                    label
+                }
+            };
             topics.push(Topic {
                 id,
                 first_turn: first,
                 last_turn: last,
-                label: make_label(&scored, terms).unwrap_or_else(|| format!("turns {first}-{last}")),
-                terms: best.iter().map(|&(_, t)| t.to_owned()).collect(),
+                label,
+                terms: best,
             });
         }
         topics
@@ -667,18 +683,23 @@ fn keep_best(best: &mut Vec<Scored>, x: Scored, k: usize, better: &dyn Fn(&Score
 /// words qualify.
 fn make_label(scored: &[Scored], terms: &[Box<str>]) -> Option<String> {
     let candidates = scored.iter().take(LABEL_CANDIDATES);
-    let words: Vec<(f64, &str)> = candidates
-        .clone()
-        .map(|&(s, t)| (s, &*terms[t as usize]))
-        .filter(|(_, t)| !t.starts_with(TOOL_PREFIX))
-        .take(3)
-        .collect();
     let mut parts: Vec<&str> = Vec::new();
-    for (k, &(score, word)) in words.iter().enumerate() {
-        if k == 2 && score < words[0].0 * 0.25 {
+    let mut first = 0.0;
+    for &(score, t) in candidates.clone() {
+        let word = &*terms[t as usize];
+        if word.starts_with(TOOL_PREFIX) {
+            continue;
+        }
+        if parts.len() == 2 && score < first * 0.25 {
             break;
         }
+        if parts.is_empty() {
+            first = score;
+        }
         parts.push(word);
+        if parts.len() == 3 {
+            break;
+        }
     }
     if parts.len() < 2 {
         for &(_, t) in candidates {
@@ -803,11 +824,9 @@ fn tokenize(text: &str, scratch: &mut Scratch, emit: &mut dyn FnMut(&str)) {
             let mixed = !word.is_empty() || bytes.get(i).is_some_and(|&b| b >= 0x80);
             if mixed || upper {
                 if word.len() <= MAX_TERM_BYTES {
-                    word.extend(
-                        run.bytes()
-                            .take(MAX_TERM_BYTES + 1)
-                            .map(|b| b.to_ascii_lowercase() as char),
-                    );
+                    let from = word.len();
+                    word.push_str(&run[..run.len().min(MAX_TERM_BYTES + 1)]);
+                    word[from..].make_ascii_lowercase();
                 }
                 if !mixed {
                     flush_word(word, emit);
