@@ -260,7 +260,7 @@ impl Segmenter {
             vocab, scratch, tokens, ..
         } = self;
         tokens.clear();
-        for (text, weight) in [(turn.user, USER_WEIGHT), (turn.assistant, ASSISTANT_WEIGHT)] {
+        for &(text, weight) in &[(turn.user, USER_WEIGHT), (turn.assistant, ASSISTANT_WEIGHT)] {
             let text = strip_host_metadata(text);
             tokenize(&text, scratch, &mut |term| {
                 if let Some(id) = vocab.intern(term) {
@@ -295,7 +295,7 @@ impl Segmenter {
             }
             *slot += weight;
         }
-        sort_by(&mut touched, |a, b| a < b);
+        sort_by(&mut touched, id_less);
         for &id in &touched {
             let count = std::mem::take(&mut counts[id as usize]);
             self.ids.push(id);
@@ -365,7 +365,11 @@ impl Segmenter {
             let df = self.vocab.df.get(id as usize).copied().unwrap_or(0);
             (1.0 + count.ln()) as f64 * idf_of(df)
         });
-        let mut norm: f64 = terms.iter().map(|&(_, w)| w * w).sum();
+        // Sums start at -0.0, as `Iterator::sum` does.
+        let mut norm = -0.0f64;
+        for &(_, w) in &terms {
+            norm += w * w;
+        }
         sort_by(&mut unseen, |a, b| a < b);
         let mut k = 0;
         while k < unseen.len() {
@@ -411,7 +415,8 @@ impl Segmenter {
                 weights.push(w as f32);
             }
             let norm = norm.sqrt();
-            for (e, &w) in range.zip(&weights) {
+            for (k, e) in range.enumerate() {
+                let w = weights[k];
                 let id = self.ids[e];
                 let slot = &mut acc[id as usize];
                 if slot.is_nan() {
@@ -423,18 +428,22 @@ impl Segmenter {
         }
         // One turn's terms are already in term order, each term once.
         if first != last {
-            sort_by(&mut touched, |a, b| a < b);
+            sort_by(&mut touched, id_less);
         }
-        let centroid_norm: f64 = touched.iter().map(|&id| acc[id as usize] as f64).map(|w| w * w).sum();
-        let dot = if query_norm <= 0.0 || centroid_norm <= 0.0 {
-            0.0
-        } else {
-            query
-                .iter()
-                .filter(|&&(id, _)| acc.get(id as usize).is_some_and(|w| !w.is_nan()))
-                .map(|&(id, w)| w * acc[id as usize] as f64)
-                .sum()
-        };
+        let mut centroid_norm = -0.0f64;
+        for &id in &touched {
+            let w = acc[id as usize] as f64;
+            centroid_norm += w * w;
+        }
+        let mut dot = -0.0f64;
+        if query_norm > 0.0 && centroid_norm > 0.0 {
+            for &(id, w) in query {
+                match acc.get(id as usize) {
+                    Some(&a) if !a.is_nan() => dot += w * a as f64,
+                    _ => {}
+                }
+            }
+        }
         for &id in &touched {
             acc[id as usize] = f32::NAN;
         }
@@ -661,6 +670,11 @@ impl Segmenter {
     }
 }
 
+/// Ascending order of term ids (one comparator for every sort of ids).
+fn id_less(a: &u32, b: &u32) -> bool {
+    a < b
+}
+
 /// A term's score in a topic and its id.
 type Scored = (f64, u32);
 
@@ -673,7 +687,10 @@ fn keep_best(best: &mut Vec<Scored>, x: Scored, k: usize, better: &dyn Fn(&Score
     if best.len() >= k && !best.last().is_some_and(|last| better(&x, last)) {
         return;
     }
-    let pos = best.iter().position(|y| better(&x, y)).unwrap_or(best.len());
+    let mut pos = 0;
+    while pos < best.len() && !better(&x, &best[pos]) {
+        pos += 1;
+    }
     best.insert(pos, x);
     best.truncate(k);
 }
@@ -837,7 +854,7 @@ fn tokenize(text: &str, scratch: &mut Scratch, emit: &mut dyn FnMut(&str)) {
             }
             continue;
         }
-        let Some(ch) = text.get(i..).and_then(|rest| rest.chars().next()) else {
+        let Some(ch) = text[i..].chars().next() else {
             break;
         };
         i += ch.len_utf8();
