@@ -353,18 +353,27 @@ impl Segmenter {
         let mut idf_of = |df: u32| cache.get(n, df);
         // The text's vector: known terms by id, unseen terms only add to its norm.
         let text = strip_host_metadata(text);
-        let mut known: Vec<(u32, f32)> = Vec::new();
+        let mut known: Vec<u32> = Vec::new();
         let mut unseen: Vec<String> = Vec::new();
         let mut scratch = Scratch::default();
         tokenize(&text, &mut scratch, &mut |term| match self.vocab.ids.get(term) {
-            Some(&id) => known.push((id as u32, USER_WEIGHT)),
+            Some(&id) => known.push(id as u32),
             None => unseen.push(term.to_owned()),
         });
-        sort_by(&mut known, |a, b| a.0 < b.0);
-        let terms = run_lengths(&known, |id, count| {
+        // Each occurrence counts USER_WEIGHT, summed one by one.
+        sort_by(&mut known, id_less);
+        let mut terms = Vec::new();
+        let mut k = 0;
+        while k < known.len() {
+            let id = known[k];
+            let mut count = 0.0f32;
+            while k < known.len() && known[k] == id {
+                count += USER_WEIGHT;
+                k += 1;
+            }
             let df = self.vocab.df.get(id as usize).copied().unwrap_or(0);
-            (1.0 + count.ln()) as f64 * idf_of(df)
-        });
+            terms.push((id, (1.0 + count.ln()) as f64 * idf_of(df)));
+        }
         // Sums start at -0.0, as `Iterator::sum` does.
         let mut norm = -0.0f64;
         for &(_, w) in &terms {
@@ -734,22 +743,6 @@ fn make_label(scored: &[Scored], terms: &[Box<str>]) -> Option<String> {
 /// Smoothed inverse document frequency over `n` turns.
 fn idf(n: usize, df: u32) -> f64 {
     ((1.0 + n as f64) / (1.0 + df as f64)).ln() + 1.0
-}
-
-/// Sums runs of equal ids in a sorted `(id, value)` list and maps each sum.
-fn run_lengths(sorted: &[(u32, f32)], mut f: impl FnMut(u32, f32) -> f64) -> Vec<(u32, f64)> {
-    let mut out = Vec::new();
-    let mut k = 0;
-    while k < sorted.len() {
-        let id = sorted[k].0;
-        let mut sum = 0.0f32;
-        while k < sorted.len() && sorted[k].0 == id {
-            sum += sorted[k].1;
-            k += 1;
-        }
-        out.push((id, f(id, sum)));
-    }
-    out
 }
 
 struct Weights {
