@@ -51,8 +51,6 @@ use crate::hash::HashMap;
 use crate::turns::sort_by;
 use serde::Serialize;
 use std::cell::RefCell;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::ops::RangeInclusive;
 use std::sync::atomic::{
     AtomicBool, AtomicU64,
@@ -266,7 +264,7 @@ impl Segmenter {
             vocab, scratch, tokens, ..
         } = self;
         tokens.clear();
-        for (text, weight) in [(turn.user, USER_WEIGHT), (turn.assistant, ASSISTANT_WEIGHT)] {
+        for &(text, weight) in &[(turn.user, USER_WEIGHT), (turn.assistant, ASSISTANT_WEIGHT)] {
             let text = strip_host_metadata(text);
             tokenize(&text, scratch, &mut |term| {
                 if let Some(id) = vocab.intern(term) {
@@ -301,7 +299,7 @@ impl Segmenter {
             }
             *slot += weight;
         }
-        sort_by(&mut touched, |a, b| a < b);
+        sort_by(&mut touched, id_less);
         for &id in &touched {
             let count = std::mem::take(&mut counts[id as usize]);
             self.ids.push(id);
@@ -359,19 +357,32 @@ impl Segmenter {
         let mut idf_of = |df: u32| cache.get(n, df);
         // The text's vector: known terms by id, unseen terms only add to its norm.
         let text = strip_host_metadata(text);
-        let mut known: Vec<(u32, f32)> = Vec::new();
+        let mut known: Vec<u32> = Vec::new();
         let mut unseen: Vec<String> = Vec::new();
         let mut scratch = Scratch::default();
         tokenize(&text, &mut scratch, &mut |term| match self.vocab.ids.get(term) {
-            Some(&id) => known.push((id as u32, USER_WEIGHT)),
+            Some(&id) => known.push(id as u32),
             None => unseen.push(term.to_owned()),
         });
-        sort_by(&mut known, |a, b| a.0 < b.0);
-        let terms = run_lengths(&known, |id, count| {
+        // Each occurrence counts USER_WEIGHT, summed one by one.
+        sort_by(&mut known, id_less);
+        let mut terms = Vec::new();
+        let mut k = 0;
+        while k < known.len() {
+            let id = known[k];
+            let mut count = 0.0f32;
+            while k < known.len() && known[k] == id {
+                count += USER_WEIGHT;
+                k += 1;
+            }
             let df = self.vocab.df.get(id as usize).copied().unwrap_or(0);
-            (1.0 + count.ln()) as f64 * idf_of(df)
-        });
-        let mut norm: f64 = terms.iter().map(|&(_, w)| w * w).sum();
+            terms.push((id, (1.0 + count.ln()) as f64 * idf_of(df)));
+        }
+        // Sums start at -0.0, as `Iterator::sum` does.
+        let mut norm = -0.0f64;
+        for &(_, w) in &terms {
+            norm += w * w;
+        }
         sort_by(&mut unseen, |a, b| a < b);
         let mut k = 0;
         while k < unseen.len() {
@@ -417,7 +428,8 @@ impl Segmenter {
                 weights.push(w as f32);
             }
             let norm = norm.sqrt();
-            for (e, &w) in range.zip(&weights) {
+            for (k, e) in range.enumerate() {
+                let w = weights[k];
                 let id = self.ids[e];
                 let slot = &mut acc[id as usize];
                 if slot.is_nan() {
@@ -429,18 +441,22 @@ impl Segmenter {
         }
         // One turn's terms are already in term order, each term once.
         if first != last {
-            sort_by(&mut touched, |a, b| a < b);
+            sort_by(&mut touched, id_less);
         }
-        let centroid_norm: f64 = touched.iter().map(|&id| acc[id as usize] as f64).map(|w| w * w).sum();
-        let dot = if query_norm <= 0.0 || centroid_norm <= 0.0 {
-            0.0
-        } else {
-            query
-                .iter()
-                .filter(|&&(id, _)| acc.get(id as usize).is_some_and(|w| !w.is_nan()))
-                .map(|&(id, w)| w * acc[id as usize] as f64)
-                .sum()
-        };
+        let mut centroid_norm = -0.0f64;
+        for &id in &touched {
+            let w = acc[id as usize] as f64;
+            centroid_norm += w * w;
+        }
+        let mut dot = -0.0f64;
+        if query_norm > 0.0 && centroid_norm > 0.0 {
+            for &(id, w) in query {
+                match acc.get(id as usize) {
+                    Some(&a) if !a.is_nan() => dot += w * a as f64,
+                    _ => {}
+                }
+            }
+        }
         for &id in &touched {
             acc[id as usize] = f32::NAN;
         }
@@ -455,7 +471,10 @@ impl Segmenter {
     fn weigh(&self) -> Weights {
         let n = self.len();
         let mut cache = IdfCache::default();
-        let idf: Vec<f32> = self.vocab.df.iter().map(|&df| cache.get(n, df) as f32).collect();
+        let mut idf = Vec::with_capacity(self.vocab.df.len());
+        for &df in &self.vocab.df {
+            idf.push(cache.get(n, df) as f32);
+        }
         let mut w = vec![0.0f32; self.ids.len()];
         let mut nonempty = Vec::with_capacity(n);
         for t in 0..n {
@@ -535,53 +554,59 @@ impl Segmenter {
     /// short topics merged (see the module documentation).
     fn segments(&self, sims: &[f64]) -> Vec<(usize, usize)> {
         let n = sims.len();
-        if n == 0 {
-            return Vec::new();
-        }
         let threshold = self.cfg.similarity_threshold;
         let min_turns = self.cfg.min_turns.max(1);
-        let mut starts = vec![0usize];
-        starts.extend((1..n).filter(|&i| sims[i] < threshold));
-        let m = starts.len();
-        let mut len: Vec<usize> = (0..m)
-            .map(|j| starts.get(j + 1).copied().unwrap_or(n) - starts[j])
-            .collect();
-        const NONE: usize = usize::MAX;
-        let mut prev: Vec<usize> = (0..m).map(|j| if j == 0 { NONE } else { j - 1 }).collect();
-        let mut next: Vec<usize> = (0..m).map(|j| if j + 1 == m { NONE } else { j + 1 }).collect();
-        let mut alive = vec![true; m];
-        // Short topics that are not the last, shortest first, then earliest. A merge leaves
-        // entries behind instead of removing them: an entry counts while it still describes
-        // its topic (alive, not the last, the same length; lengths only grow).
-        let mut short: BinaryHeap<Reverse<(usize, usize)>> = (0..m)
-            .filter(|&j| next[j] != NONE && len[j] < min_turns)
-            .map(|j| Reverse((len[j], j)))
-            .collect();
-        while let Some(Reverse((l, j))) = short.pop() {
-            if !alive[j] || len[j] != l || next[j] == NONE {
-                continue;
-            }
-            let (p, q) = (prev[j], next[j]);
-            let merge_left = p != NONE && (q == NONE || sims[starts[j]] >= sims[starts[q]]);
-            let (keep, gone) = if merge_left { (p, j) } else { (j, q) };
-            if gone == NONE {
-                continue;
-            }
-            len[keep] += len[gone];
-            alive[gone] = false;
-            let after = next[gone];
-            next[keep] = after;
-            if after != NONE {
-                prev[after] = keep;
-            }
-            if after != NONE && len[keep] < min_turns {
-                short.push(Reverse((len[keep], keep)));
+        // Topic j starts at turn starts[j]; the topics still there form a list through next[],
+        // each ending where the next one starts (starts[m] = n ends the last one).
+        let mut starts = Vec::new();
+        for (i, &sim) in sims.iter().enumerate() {
+            if i == 0 || sim < threshold {
+                starts.push(i);
             }
         }
-        (0..m)
-            .filter(|&j| alive[j])
-            .map(|j| (starts[j], starts[j] + len[j] - 1))
-            .collect()
+        let m = starts.len();
+        starts.push(n);
+        let mut next = Vec::with_capacity(m);
+        for j in 0..m {
+            next.push(j + 1);
+        }
+        // Short topics that are not the last, shortest first, then earliest. Merging a topic
+        // of length l makes one longer than l, so every topic of the shortest length is merged
+        // in one pass over the list, earliest first.
+        loop {
+            let mut l = min_turns;
+            let mut j = 0;
+            while j < m && next[j] < m {
+                l = l.min(starts[next[j]] - starts[j]);
+                j = next[j];
+            }
+            if l >= min_turns {
+                break;
+            }
+            // p: the topic before j (m before the first).
+            let (mut p, mut j) = (m, 0);
+            while j < m && next[j] < m {
+                let q = next[j];
+                if starts[q] - starts[j] == l {
+                    // Into the neighbour whose boundary is more similar; ties go left.
+                    if p < m && sims[starts[j]] >= sims[starts[q]] {
+                        next[p] = q;
+                        j = q;
+                        continue;
+                    }
+                    next[j] = next[q];
+                }
+                p = j;
+                j = next[j];
+            }
+        }
+        let mut out = Vec::new();
+        let mut j = 0;
+        while j < m {
+            out.push((starts[j], starts[next[j]] - 1));
+            j = next[j];
+        }
+        out
     }
 
     fn label(&self, weights: &Weights, segments: &[(usize, usize)]) -> Vec<Topic> {
@@ -632,21 +657,35 @@ impl Segmenter {
                 }
                 inside[term as usize] = 0.0;
             }
-            let best: Vec<(f64, &str)> = scored
-                .iter()
-                .take(MAX_TOPIC_TERMS)
-                .map(|&(s, t)| (s, &*terms[t as usize]))
-                .collect();
+            let mut best = Vec::new();
+            for &(_, t) in scored.iter().take(MAX_TOPIC_TERMS) {
+                best.push(String::from(&*terms[t as usize]));
+            }
+            let label = match make_label(&scored, terms) {
+                Some(label) => label,
+                None => {
+                    let mut label = String::from("turns ");
+                    label.push_str(itoa::Buffer::new().format(first as u64));
+                    label.push('-');
+                    label.push_str(itoa::Buffer::new().format(last as u64));
+                    label
+                }
+            };
             topics.push(Topic {
                 id,
                 first_turn: first,
                 last_turn: last,
-                label: make_label(&scored, terms).unwrap_or_else(|| format!("turns {first}-{last}")),
-                terms: best.iter().map(|&(_, t)| t.to_owned()).collect(),
+                label,
+                terms: best,
             });
         }
         topics
     }
+}
+
+/// Ascending order of term ids (one comparator for every sort of ids).
+fn id_less(a: &u32, b: &u32) -> bool {
+    a < b
 }
 
 /// A term's score in a topic and its id.
@@ -661,7 +700,10 @@ fn keep_best(best: &mut Vec<Scored>, x: Scored, k: usize, better: &dyn Fn(&Score
     if best.len() >= k && !best.last().is_some_and(|last| better(&x, last)) {
         return;
     }
-    let pos = best.iter().position(|y| better(&x, y)).unwrap_or(best.len());
+    let mut pos = 0;
+    while pos < best.len() && !better(&x, &best[pos]) {
+        pos += 1;
+    }
     best.insert(pos, x);
     best.truncate(k);
 }
@@ -671,18 +713,23 @@ fn keep_best(best: &mut Vec<Scored>, x: Scored, k: usize, better: &dyn Fn(&Score
 /// words qualify.
 fn make_label(scored: &[Scored], terms: &[Box<str>]) -> Option<String> {
     let candidates = scored.iter().take(LABEL_CANDIDATES);
-    let words: Vec<(f64, &str)> = candidates
-        .clone()
-        .map(|&(s, t)| (s, &*terms[t as usize]))
-        .filter(|(_, t)| !t.starts_with(TOOL_PREFIX))
-        .take(3)
-        .collect();
     let mut parts: Vec<&str> = Vec::new();
-    for (k, &(score, word)) in words.iter().enumerate() {
-        if k == 2 && score < words[0].0 * 0.25 {
+    let mut first = 0.0;
+    for &(score, t) in candidates.clone() {
+        let word = &*terms[t as usize];
+        if word.starts_with(TOOL_PREFIX) {
+            continue;
+        }
+        if parts.len() == 2 && score < first * 0.25 {
             break;
         }
+        if parts.is_empty() {
+            first = score;
+        }
         parts.push(word);
+        if parts.len() == 3 {
+            break;
+        }
     }
     if parts.len() < 2 {
         for &(_, t) in candidates {
@@ -700,22 +747,6 @@ fn make_label(scored: &[Scored], terms: &[Box<str>]) -> Option<String> {
 /// Smoothed inverse document frequency over `n` turns.
 fn idf(n: usize, df: u32) -> f64 {
     ((1.0 + n as f64) / (1.0 + df as f64)).ln() + 1.0
-}
-
-/// Sums runs of equal ids in a sorted `(id, value)` list and maps each sum.
-fn run_lengths(sorted: &[(u32, f32)], mut f: impl FnMut(u32, f32) -> f64) -> Vec<(u32, f64)> {
-    let mut out = Vec::new();
-    let mut k = 0;
-    while k < sorted.len() {
-        let id = sorted[k].0;
-        let mut sum = 0.0f32;
-        while k < sorted.len() && sorted[k].0 == id {
-            sum += sorted[k].1;
-            k += 1;
-        }
-        out.push((id, f(id, sum)));
-    }
-    out
 }
 
 struct Weights {
@@ -807,11 +838,9 @@ fn tokenize(text: &str, scratch: &mut Scratch, emit: &mut dyn FnMut(&str)) {
             let mixed = !word.is_empty() || bytes.get(i).is_some_and(|&b| b >= 0x80);
             if mixed || upper {
                 if word.len() <= MAX_TERM_BYTES {
-                    word.extend(
-                        run.bytes()
-                            .take(MAX_TERM_BYTES + 1)
-                            .map(|b| b.to_ascii_lowercase() as char),
-                    );
+                    let from = word.len();
+                    word.push_str(&run[..run.len().min(MAX_TERM_BYTES + 1)]);
+                    word[from..].make_ascii_lowercase();
                 }
                 if !mixed {
                     flush_word(word, emit);
@@ -822,7 +851,7 @@ fn tokenize(text: &str, scratch: &mut Scratch, emit: &mut dyn FnMut(&str)) {
             }
             continue;
         }
-        let Some(ch) = text.get(i..).and_then(|rest| rest.chars().next()) else {
+        let Some(ch) = text[i..].chars().next() else {
             break;
         };
         i += ch.len_utf8();
