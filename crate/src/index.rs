@@ -14,7 +14,7 @@
 
 use crate::hash::{HashMap, HashSet};
 use crate::message::{self, Kind};
-use crate::read::{boolean, list, narrow, pair, string, u64_of, unsigned, usize_of, Fields, Parsed};
+use crate::read::{boolean, list, narrow, pair, string, strings, u64_of, unsigned, usize_of, Fields, Parsed};
 use crate::turns::{self, TokenBreakdown};
 use serde::de::{Deserialize, Deserializer, Error as _};
 use serde::Serialize;
@@ -29,7 +29,7 @@ const PREVIEW_CHARS: usize = 120;
 
 /// One transcript entry as the JS reader hands it over (JSON keys in camelCase, `kind` as
 /// `type`; every field may be missing).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Entry {
     pub id: Option<String>,
     pub parent_id: Option<String>,
@@ -44,7 +44,7 @@ pub struct Entry {
 }
 
 /// Where a message of a turn lives in the transcript.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EntryRef {
     pub id: String,
@@ -56,7 +56,7 @@ pub struct EntryRef {
 }
 
 /// One indexed turn.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TurnRecord {
     /// Entry id of the turn's user message (stable across requests and restarts).
@@ -248,12 +248,18 @@ impl SessionIndex {
             .find(|t| t.id == id || turns::hash_id(u64::from_str_radix(&t.key, 16).unwrap_or(0)) == id)
     }
 
-    /// Map from content key to turn id, for matching `assemble` input.
-    pub fn ids_by_key(&self) -> HashMap<u64, &str> {
-        self.turns
-            .iter()
-            .filter_map(|t| u64::from_str_radix(&t.key, 16).ok().map(|k| (k, t.id.as_str())))
-            .collect()
+    /// Map from the content-hash id of a turn's key ([`turns::hash_id`]) to the turn's
+    /// position (the last turn with that key), for matching `assemble` input. Keyed by
+    /// string: the map type is then one the crate already compiles, not a copy of
+    /// hashbrown's code of its own.
+    pub fn positions_by_key(&self) -> HashMap<String, usize> {
+        let mut out = HashMap::default();
+        for (i, t) in self.turns.iter().enumerate() {
+            if let Ok(k) = u64::from_str_radix(&t.key, 16) {
+                out.insert(turns::hash_id(k), i);
+            }
+        }
+        out
     }
 }
 
@@ -323,63 +329,83 @@ impl<'de> Deserialize<'de> for SessionIndex {
     }
 }
 
+// Each reader fills a value made of empty fields in place, in a closure: a field that fails
+// returns at once with nothing to drop, and the partly read value is dropped in one place
+// (with `?` between the fields of a struct literal, every exit drops the fields read so far).
+
 impl Entry {
     pub(crate) fn from_value(v: Value) -> Parsed<Entry> {
         let mut f = Fields::of(v, "struct Entry")?;
-        Ok(Entry {
-            id: f.opt("id", string)?,
-            parent_id: f.opt("parentId", string)?,
-            kind: f.or_default("type", string)?,
-            message: f.opt("message", Ok)?,
-            range: f.opt("range", pair)?,
-            seq: f.opt("seq", u64_of)?,
-            first_kept_entry_id: f.opt("firstKeptEntryId", string)?,
-        })
+        let mut e = Entry::default();
+        (|| -> Parsed<()> {
+            e.id = f.opt("id", string)?;
+            e.parent_id = f.opt("parentId", string)?;
+            e.kind = f.or_default("type", string)?;
+            e.message = f.opt("message", Ok)?;
+            e.range = f.opt("range", pair)?;
+            e.seq = f.opt("seq", u64_of)?;
+            e.first_kept_entry_id = f.opt("firstKeptEntryId", string)?;
+            Ok(())
+        })()?;
+        Ok(e)
     }
 }
 
 impl SessionIndex {
     pub(crate) fn from_value(v: Value) -> Parsed<SessionIndex> {
         let mut f = Fields::of(v, "struct SessionIndex")?;
-        Ok(SessionIndex {
-            version: f.req("version", |v| narrow(unsigned(&v, "u32")?, "u32"))?,
-            tip: f.opt("tip", string)?,
-            entries: f.req("entries", usize_of)?,
-            preamble: f.req("preamble", |v| list(v, entry_ref))?,
-            turns: f.req("turns", |v| list(v, turn_record))?,
-            first_kept_entry_id: f.opt("firstKeptEntryId", string)?,
-            skipped: f.req("skipped", usize_of)?,
-            prev_user: f.or_default("prevUser", boolean)?,
-        })
+        let mut x = SessionIndex::default();
+        (|| -> Parsed<()> {
+            x.version = f.req("version", |v| narrow(unsigned(&v, "u32")?, "u32"))?;
+            x.tip = f.opt("tip", string)?;
+            x.entries = f.req("entries", usize_of)?;
+            x.preamble = f.req("preamble", entry_refs)?;
+            x.turns = f.req("turns", |v| list(v, turn_record))?;
+            x.first_kept_entry_id = f.opt("firstKeptEntryId", string)?;
+            x.skipped = f.req("skipped", usize_of)?;
+            x.prev_user = f.or_default("prevUser", boolean)?;
+            Ok(())
+        })()?;
+        Ok(x)
     }
+}
+
+fn entry_refs(v: Value) -> Parsed<Vec<EntryRef>> {
+    list(v, entry_ref)
 }
 
 fn entry_ref(v: Value) -> Parsed<EntryRef> {
     let mut f = Fields::of(v, "struct EntryRef")?;
-    Ok(EntryRef {
-        id: f.req("id", string)?,
-        role: f.req("role", string)?,
-        range: f.opt("range", pair)?,
-        seq: f.opt("seq", u64_of)?,
-    })
+    let mut r = EntryRef::default();
+    (|| -> Parsed<()> {
+        r.id = f.req("id", string)?;
+        r.role = f.req("role", string)?;
+        r.range = f.opt("range", pair)?;
+        r.seq = f.opt("seq", u64_of)?;
+        Ok(())
+    })()?;
+    Ok(r)
 }
 
 fn turn_record(v: Value) -> Parsed<TurnRecord> {
     let mut f = Fields::of(v, "struct TurnRecord")?;
-    Ok(TurnRecord {
-        id: f.req("id", string)?,
-        key: f.req("key", string)?,
-        entries: f.req("entries", |v| list(v, entry_ref))?,
-        tokens: f.req("tokens", token_breakdown)?,
-        tools: f.req("tools", |v| list(v, string))?,
-        user_preview: f.req("userPreview", string)?,
-        assistant_preview: f.req("assistantPreview", string)?,
-        started_at: f.opt("startedAt", Ok)?,
-        ended_at: f.opt("endedAt", Ok)?,
-        compacted: f.or_default("compacted", boolean)?,
-        topic_assistant: f.req("topicAssistant", string)?,
-        topic_user: f.req("topicUser", string)?,
-    })
+    let mut t = TurnRecord::default();
+    (|| -> Parsed<()> {
+        t.id = f.req("id", string)?;
+        t.key = f.req("key", string)?;
+        t.entries = f.req("entries", entry_refs)?;
+        t.tokens = f.req("tokens", token_breakdown)?;
+        t.tools = f.req("tools", strings)?;
+        t.user_preview = f.req("userPreview", string)?;
+        t.assistant_preview = f.req("assistantPreview", string)?;
+        t.started_at = f.opt("startedAt", Ok)?;
+        t.ended_at = f.opt("endedAt", Ok)?;
+        t.compacted = f.or_default("compacted", boolean)?;
+        t.topic_assistant = f.req("topicAssistant", string)?;
+        t.topic_user = f.req("topicUser", string)?;
+        Ok(())
+    })()?;
+    Ok(t)
 }
 
 /// Every count may be missing (0).

@@ -238,11 +238,10 @@ impl Session {
             if !complete {
                 break;
             }
-            let tools: Vec<String> = t.tools.clone();
             self.segmenter.push(TurnText {
                 user: &t.topic_user,
                 assistant: &t.topic_assistant,
-                tools: &tools,
+                tools: &t.tools,
             });
             self.fed += 1;
             self.topics_cache = None;
@@ -399,7 +398,7 @@ impl Session {
     /// Everything the planner needs besides the messages.
     fn context(&mut self, messages: &[Value], prompt: Option<&str>) -> Context {
         let (topics, topic_of_indexed) = self.topics();
-        let ids_by_key = self.index.ids_by_key();
+        let by_key = self.index.positions_by_key();
         let pos_by_id = self.positions();
         let (_, spans) = turns::split(messages);
         let mut ctx = Context {
@@ -408,9 +407,11 @@ impl Session {
         };
         let mut last_topic = 0usize;
         for span in &spans {
-            let id = ids_by_key
-                .get(&span.key)
-                .map_or_else(|| turns::hash_id(span.key), |id| id.to_string());
+            let hash = turns::hash_id(span.key);
+            let id = match by_key.get(hash.as_str()) {
+                Some(&p) => self.index.turns[p].id.clone(),
+                None => hash,
+            };
             let topic = pos_by_id
                 .get(id.as_str())
                 .and_then(|&p| topic_of_indexed.get(p))
