@@ -483,7 +483,10 @@ fn render<'a>(
                 1 => labels[0].to_string(),
                 k => format!("{k} topics: {}", turns::join(&labels[..k.min(3)], "; ")),
             };
-            let run_tokens: usize = plans[t..end].iter().map(|p| p.tokens_before).sum();
+            let mut run_tokens = 0;
+            for p in &plans[t..end] {
+                run_tokens += p.tokens_before;
+            }
             let (run_steps, after) = stub_run(messages, &plans[t..end], &run_label, &ids, run_tokens);
             let per = after.div_ceil(end - t);
             for (k, p) in plans[t..end].iter().enumerate() {

@@ -281,10 +281,11 @@ impl Session {
         // Sorted by id (stable), then inserted in that order: a repeated id keeps its place
         // and takes its last label. (A `BTreeMap` was the only B-tree in the core.)
         turns::sort_by(&mut labels, |a, b| a.0 < b.0);
-        labels
-            .into_iter()
-            .map(|(id, label)| (id, Value::String(label)))
-            .collect()
+        let mut out = serde_json::Map::new();
+        for (id, label) in labels {
+            out.insert(id, Value::String(label));
+        }
+        out
     }
 
     /// Boundaries (by the id of the turn that opens a topic) that are not topic changes.
@@ -310,7 +311,10 @@ impl Session {
     }
 
     pub fn folded(&self) -> Vec<String> {
-        let mut v: Vec<String> = self.folded.iter().cloned().collect();
+        let mut v: Vec<String> = Vec::with_capacity(self.folded.len());
+        for id in self.folded.iter() {
+            v.push(id.clone());
+        }
         turns::sort_by(&mut v, |a, b| a < b);
         v
     }
@@ -401,10 +405,10 @@ impl Session {
         let by_key = self.index.positions_by_key();
         let pos_by_id = self.positions();
         let (_, spans) = turns::split(messages);
-        let mut ctx = Context {
-            topic_labels: topics.iter().map(|t| t.label.clone()).collect(),
-            ..Default::default()
-        };
+        let mut ctx = Context::default();
+        for t in &topics {
+            ctx.topic_labels.push(t.label.clone());
+        }
         let mut last_topic = 0usize;
         for span in &spans {
             let hash = turns::hash_id(span.key);
@@ -456,12 +460,11 @@ impl Session {
 
     /// Each indexed turn's position, by id.
     fn positions(&self) -> HashMap<&str, usize> {
-        self.index
-            .turns
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (t.id.as_str(), i))
-            .collect()
+        let mut out = HashMap::default();
+        for (i, t) in self.index.turns.iter().enumerate() {
+            out.insert(t.id.as_str(), i);
+        }
+        out
     }
 
     /// How much each turn of `ctx` has to do with the upcoming prompt: under budget pressure
@@ -472,13 +475,14 @@ impl Session {
         };
         let pos_by_id = self.positions();
         let query = self.segmenter.query(p);
-        ctx.turn_ids
-            .iter()
-            .map(|id| match pos_by_id.get(id.as_str()) {
+        let mut out = Vec::with_capacity(ctx.turn_ids.len());
+        for id in &ctx.turn_ids {
+            out.push(match pos_by_id.get(id.as_str()) {
                 Some(&pos) if pos < self.segmenter.len() => self.segmenter.similarity(&query, pos..=pos),
                 _ => 0.0,
-            })
-            .collect()
+            });
+        }
+        out
     }
 
     fn pinned(&self, id: &str, messages: &[Value], range: std::ops::Range<usize>) -> bool {
@@ -512,7 +516,10 @@ fn merge_boundaries(
             }
         }
     }
-    let of = of.into_iter().map(|k| remap.get(k).copied().unwrap_or(k)).collect();
+    let mut of = of;
+    for k in of.iter_mut() {
+        *k = remap.get(*k).copied().unwrap_or(*k);
+    }
     (out, of)
 }
 
