@@ -167,7 +167,10 @@ pub fn assemble(
 
     // Distribute the cleaner's steps over the preamble and the turns.
     let mut pre_steps = Vec::new();
-    let mut per_turn: Vec<Vec<Step>> = vec![Vec::new(); n];
+    let mut per_turn: Vec<Vec<Step>> = Vec::with_capacity(n);
+    for _ in 0..n {
+        per_turn.push(Vec::new());
+    }
     let mut t = 0;
     for s in cleaned.steps {
         let src = s.source.unwrap_or(0);
@@ -183,7 +186,10 @@ pub fn assemble(
 
     let protected_from = n.saturating_sub(cfg.preserve_recent_messages.max(1));
     let current_topic = n.checked_sub(1).and_then(|l| ctx.topic_of.get(l)).copied();
-    let current_sub = n.checked_sub(1).and_then(|l| ctx.subtopic_of.get(l)).cloned().flatten();
+    let current_sub = n
+        .checked_sub(1)
+        .and_then(|l| ctx.subtopic_of.get(l))
+        .and_then(Option::as_deref);
     let live_turn = spans.iter().position(|s| s.range.contains(&cleaned.frontier.index));
 
     let mut plans: Vec<TurnPlan> = Vec::with_capacity(n);
@@ -211,13 +217,13 @@ pub fn assemble(
         } else {
             let topic = ctx.topic_of.get(t).copied();
             let relevant = topic.is_some_and(|k| ctx.relevant_topics.contains(&k));
-            let sub = ctx.subtopic_of.get(t).cloned().flatten();
+            let sub = ctx.subtopic_of.get(t).and_then(Option::as_deref);
             if topic.is_some() && topic != current_topic && !relevant {
                 plan.other_topic = true;
-                plan.reason = format!("other topic: {}", label(t));
-            } else if !relevant && comparable_subtopics(current_sub.as_deref(), sub.as_deref()) && sub != current_sub {
+                plan.reason = turns::join(&["other topic: ", label(t)], "");
+            } else if !relevant && comparable_subtopics(current_sub, sub) && sub != current_sub {
                 plan.other_topic = true;
-                plan.reason = format!("other sub-topic: {}", sub.unwrap_or_default());
+                plan.reason = turns::join(&["other sub-topic: ", sub.unwrap_or("")], "");
             }
             if ctx.folded.contains(&*id(t)) {
                 // Folded for the budget by an earlier request: it stays folded, so the prompt
@@ -237,7 +243,7 @@ pub fn assemble(
                 }
             } else {
                 plan.reason = if relevant && topic != current_topic {
-                    format!("the prompt or the latest turns refer to topic {}", label(t))
+                    turns::join(&["the prompt or the latest turns refer to topic ", label(t)], "")
                 } else {
                     "current topic".into()
                 };
@@ -306,14 +312,15 @@ pub fn assemble(
     let order_of = |plans: &[TurnPlan]| -> Vec<usize> {
         let relevance = relevance();
         let mut order: Vec<usize> = Vec::new();
-        let mut rank: Vec<(bool, bool, u32)> = Vec::with_capacity(n);
+        // (relevant, same topic, related) compared in that order, packed into one number.
+        let mut rank: Vec<u64> = Vec::with_capacity(n);
         for (t, p) in plans.iter().enumerate() {
             if !p.protected {
                 order.push(t);
             }
             let relevant = ctx.topic_of.get(t).is_some_and(|k| ctx.relevant_topics.contains(k));
             let related = (relevance.get(t).copied().unwrap_or(0.0) * 1000.0) as u32;
-            rank.push((relevant, !p.other_topic, related));
+            rank.push(u64::from(relevant) << 33 | u64::from(!p.other_topic) << 32 | u64::from(related));
         }
         turns::sort_by(&mut order, |&a, &b| rank[a] < rank[b]);
         order
@@ -708,7 +715,10 @@ fn summary_steps(messages: &[Value], p: &TurnPlan, summary_text: &str) -> Vec<St
         ],
         None => vec![Step::replace(
             u,
-            with_text(&messages[u], format!("{}\n{}", short_ask(messages, u), summary_text)),
+            with_text(
+                &messages[u],
+                turns::join(&[&short_ask(messages, u), summary_text], "\n"),
+            ),
         )],
     }
 }
@@ -727,7 +737,7 @@ fn stub_run(messages: &[Value], run: &[TurnPlan], label: &str, ids: &[String], t
         ],
         None => vec![Step::replace(
             u,
-            with_text(&messages[u], format!("{} {}", short_ask(messages, u), line)),
+            with_text(&messages[u], turns::join(&[&short_ask(messages, u), &line], " ")),
         )],
     };
     let after = steps_tokens(messages, &steps);

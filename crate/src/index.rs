@@ -338,13 +338,13 @@ impl Entry {
         let mut f = Fields::of(v, "struct Entry")?;
         let mut e = Entry::default();
         (|| -> Parsed<()> {
-            e.id = f.opt("id", string)?;
-            e.parent_id = f.opt("parentId", string)?;
+            opt_text(&mut f, "id", &mut e.id)?;
+            opt_text(&mut f, "parentId", &mut e.parent_id)?;
             e.kind = f.or_default("type", string)?;
             e.message = f.opt("message", Ok)?;
             e.range = f.opt("range", pair)?;
             e.seq = f.opt("seq", u64_of)?;
-            e.first_kept_entry_id = f.opt("firstKeptEntryId", string)?;
+            opt_text(&mut f, "firstKeptEntryId", &mut e.first_kept_entry_id)?;
             Ok(())
         })()?;
         Ok(e)
@@ -357,17 +357,32 @@ impl SessionIndex {
         let mut x = SessionIndex::default();
         (|| -> Parsed<()> {
             x.version = f.req("version", |v| narrow(unsigned(&v, "u32")?, "u32"))?;
-            x.tip = f.opt("tip", string)?;
+            opt_text(&mut f, "tip", &mut x.tip)?;
             x.entries = f.req("entries", usize_of)?;
             x.preamble = f.req("preamble", entry_refs)?;
             x.turns = f.req("turns", |v| list(v, turn_record))?;
-            x.first_kept_entry_id = f.opt("firstKeptEntryId", string)?;
+            opt_text(&mut f, "firstKeptEntryId", &mut x.first_kept_entry_id)?;
             x.skipped = f.req("skipped", usize_of)?;
             x.prev_user = f.or_default("prevUser", boolean)?;
             Ok(())
         })()?;
         Ok(x)
     }
+}
+
+/// A string field that must be present, read into `out` (one copy of the code for all of
+/// them).
+#[inline(never)]
+fn req_text(f: &mut Fields, key: &'static str, out: &mut String) -> Parsed<()> {
+    *out = f.req(key, string)?;
+    Ok(())
+}
+
+/// An optional string field, read into `out`.
+#[inline(never)]
+fn opt_text(f: &mut Fields, key: &'static str, out: &mut Option<String>) -> Parsed<()> {
+    *out = f.opt(key, string)?;
+    Ok(())
 }
 
 fn entry_refs(v: Value) -> Parsed<Vec<EntryRef>> {
@@ -378,8 +393,8 @@ fn entry_ref(v: Value) -> Parsed<EntryRef> {
     let mut f = Fields::of(v, "struct EntryRef")?;
     let mut r = EntryRef::default();
     (|| -> Parsed<()> {
-        r.id = f.req("id", string)?;
-        r.role = f.req("role", string)?;
+        req_text(&mut f, "id", &mut r.id)?;
+        req_text(&mut f, "role", &mut r.role)?;
         r.range = f.opt("range", pair)?;
         r.seq = f.opt("seq", u64_of)?;
         Ok(())
@@ -391,18 +406,18 @@ fn turn_record(v: Value) -> Parsed<TurnRecord> {
     let mut f = Fields::of(v, "struct TurnRecord")?;
     let mut t = TurnRecord::default();
     (|| -> Parsed<()> {
-        t.id = f.req("id", string)?;
-        t.key = f.req("key", string)?;
+        req_text(&mut f, "id", &mut t.id)?;
+        req_text(&mut f, "key", &mut t.key)?;
         t.entries = f.req("entries", entry_refs)?;
         t.tokens = f.req("tokens", token_breakdown)?;
         t.tools = f.req("tools", strings)?;
-        t.user_preview = f.req("userPreview", string)?;
-        t.assistant_preview = f.req("assistantPreview", string)?;
+        req_text(&mut f, "userPreview", &mut t.user_preview)?;
+        req_text(&mut f, "assistantPreview", &mut t.assistant_preview)?;
         t.started_at = f.opt("startedAt", Ok)?;
         t.ended_at = f.opt("endedAt", Ok)?;
         t.compacted = f.or_default("compacted", boolean)?;
-        t.topic_assistant = f.req("topicAssistant", string)?;
-        t.topic_user = f.req("topicUser", string)?;
+        req_text(&mut f, "topicAssistant", &mut t.topic_assistant)?;
+        req_text(&mut f, "topicUser", &mut t.topic_user)?;
         Ok(())
     })()?;
     Ok(t)

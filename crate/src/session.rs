@@ -275,7 +275,7 @@ impl Session {
         let mut labels = Vec::new();
         for (i, &k) in fine_of.iter().enumerate() {
             if let (Some(turn), Some(topic)) = (self.index.turns.get(i), fine_topics.get(k)) {
-                labels.push((turn.id.clone(), format!("lex:{}", topic.label)));
+                labels.push((turn.id.clone(), turns::join(&["lex:", &topic.label], "")));
             }
         }
         // Sorted by id (stable), then inserted in that order: a repeated id keeps its place
@@ -570,7 +570,7 @@ fn gate_result(messages: &[Value], a: Assembled, config: &Config, budget: usize,
             let mut r = clean_only(messages, config, budget, complete);
             let why = format!("validity gate refused the folded output ({refusal}); sent the cleaned messages");
             r.fallback = Some(match r.fallback {
-                Some(f) => format!("{why}; {f}"),
+                Some(f) => turns::join(&[&why, &f], "; "),
                 None => why,
             });
             r
