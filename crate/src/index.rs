@@ -341,7 +341,7 @@ impl Entry {
             opt_text(&mut f, "id", &mut e.id)?;
             opt_text(&mut f, "parentId", &mut e.parent_id)?;
             e.kind = f.or_default("type", string)?;
-            e.message = f.opt("message", Ok)?;
+            opt_value(&mut f, "message", &mut e.message)?;
             e.range = f.opt("range", pair)?;
             e.seq = f.opt("seq", u64_of)?;
             opt_text(&mut f, "firstKeptEntryId", &mut e.first_kept_entry_id)?;
@@ -385,6 +385,13 @@ fn opt_text(f: &mut Fields, key: &'static str, out: &mut Option<String>) -> Pars
     Ok(())
 }
 
+/// An optional field of any JSON value, read into `out`.
+#[inline(never)]
+fn opt_value(f: &mut Fields, key: &'static str, out: &mut Option<Value>) -> Parsed<()> {
+    *out = f.opt(key, Ok)?;
+    Ok(())
+}
+
 fn entry_refs(v: Value) -> Parsed<Vec<EntryRef>> {
     list(v, entry_ref)
 }
@@ -413,8 +420,8 @@ fn turn_record(v: Value) -> Parsed<TurnRecord> {
         t.tools = f.req("tools", strings)?;
         req_text(&mut f, "userPreview", &mut t.user_preview)?;
         req_text(&mut f, "assistantPreview", &mut t.assistant_preview)?;
-        t.started_at = f.opt("startedAt", Ok)?;
-        t.ended_at = f.opt("endedAt", Ok)?;
+        opt_value(&mut f, "startedAt", &mut t.started_at)?;
+        opt_value(&mut f, "endedAt", &mut t.ended_at)?;
         t.compacted = f.or_default("compacted", boolean)?;
         req_text(&mut f, "topicAssistant", &mut t.topic_assistant)?;
         req_text(&mut f, "topicUser", &mut t.topic_user)?;
@@ -423,21 +430,26 @@ fn turn_record(v: Value) -> Parsed<TurnRecord> {
     Ok(t)
 }
 
-/// Every count may be missing (0).
+/// Every count may be missing (0). Read in a loop: one exit on error rather than one per
+/// count.
 fn token_breakdown(v: Value) -> Parsed<TokenBreakdown> {
     let mut f = Fields::of(v, "struct TokenBreakdown")?;
-    let mut n = |k: &str| f.or_default(k, usize_of);
-    Ok(TokenBreakdown {
-        total: n("total")?,
-        user: n("user")?,
-        assistant: n("assistant")?,
-        tool_result: n("toolResult")?,
-        other: n("other")?,
-        text: n("text")?,
-        thinking: n("thinking")?,
-        tool_call: n("toolCall")?,
-        image: n("image")?,
-    })
+    let mut t = TokenBreakdown::default();
+    let counts: [(&str, &mut usize); 9] = [
+        ("total", &mut t.total),
+        ("user", &mut t.user),
+        ("assistant", &mut t.assistant),
+        ("toolResult", &mut t.tool_result),
+        ("other", &mut t.other),
+        ("text", &mut t.text),
+        ("thinking", &mut t.thinking),
+        ("toolCall", &mut t.tool_call),
+        ("image", &mut t.image),
+    ];
+    for (k, n) in counts {
+        *n = f.or_default(k, usize_of)?;
+    }
+    Ok(t)
 }
 
 #[cfg(test)]
