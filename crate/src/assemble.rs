@@ -209,7 +209,7 @@ pub fn assemble(
             tokens: 0,
         };
         if protected {
-            plan.reason = if ctx.pinned.contains(&*id(t)) {
+            plan.reason = if pinned {
                 "pinned".into()
             } else {
                 "recent turn (protected)".into()
