@@ -154,12 +154,12 @@ pub fn assemble(
     let (preamble, spans) = turns::split(messages);
     let n = spans.len();
     // Pinned turns are sent exactly as the host has them: not folded and not cleaned.
-    let pinned_ranges: Vec<std::ops::Range<usize>> = spans
-        .iter()
-        .enumerate()
-        .filter(|(t, _)| ctx.turn_ids.get(*t).is_some_and(|id| ctx.pinned.contains(id)))
-        .map(|(_, s)| s.range.clone())
-        .collect();
+    let mut pinned_ranges: Vec<std::ops::Range<usize>> = Vec::new();
+    for (t, s) in spans.iter().enumerate() {
+        if ctx.turn_ids.get(t).is_some_and(|id| ctx.pinned.contains(id)) {
+            pinned_ranges.push(s.range.clone());
+        }
+    }
     let cleaned = clean::clean_keeping(messages, &cfg.clean(), ctx.history_complete, &pinned_ranges);
     // Labels and ids are borrowed from the context: they are asked for many times per turn.
     let label = |t: usize| topic_label(ctx, t);
@@ -167,7 +167,10 @@ pub fn assemble(
 
     // Distribute the cleaner's steps over the preamble and the turns.
     let mut pre_steps = Vec::new();
-    let mut per_turn: Vec<Vec<Step>> = vec![Vec::new(); n];
+    let mut per_turn: Vec<Vec<Step>> = Vec::with_capacity(n);
+    for _ in 0..n {
+        per_turn.push(Vec::new());
+    }
     let mut t = 0;
     for s in cleaned.steps {
         let src = s.source.unwrap_or(0);
@@ -183,7 +186,10 @@ pub fn assemble(
 
     let protected_from = n.saturating_sub(cfg.preserve_recent_messages.max(1));
     let current_topic = n.checked_sub(1).and_then(|l| ctx.topic_of.get(l)).copied();
-    let current_sub = n.checked_sub(1).and_then(|l| ctx.subtopic_of.get(l)).cloned().flatten();
+    let current_sub = n
+        .checked_sub(1)
+        .and_then(|l| ctx.subtopic_of.get(l))
+        .and_then(Option::as_deref);
     let live_turn = spans.iter().position(|s| s.range.contains(&cleaned.frontier.index));
 
     let mut plans: Vec<TurnPlan> = Vec::with_capacity(n);
@@ -203,7 +209,7 @@ pub fn assemble(
             tokens: 0,
         };
         if protected {
-            plan.reason = if ctx.pinned.contains(&*id(t)) {
+            plan.reason = if pinned {
                 "pinned".into()
             } else {
                 "recent turn (protected)".into()
@@ -211,13 +217,13 @@ pub fn assemble(
         } else {
             let topic = ctx.topic_of.get(t).copied();
             let relevant = topic.is_some_and(|k| ctx.relevant_topics.contains(&k));
-            let sub = ctx.subtopic_of.get(t).cloned().flatten();
+            let sub = ctx.subtopic_of.get(t).and_then(Option::as_deref);
             if topic.is_some() && topic != current_topic && !relevant {
                 plan.other_topic = true;
-                plan.reason = format!("other topic: {}", label(t));
-            } else if !relevant && comparable_subtopics(current_sub.as_deref(), sub.as_deref()) && sub != current_sub {
+                plan.reason = turns::join(&["other topic: ", label(t)], "");
+            } else if !relevant && comparable_subtopics(current_sub, sub) && sub != current_sub {
                 plan.other_topic = true;
-                plan.reason = format!("other sub-topic: {}", sub.unwrap_or_default());
+                plan.reason = turns::join(&["other sub-topic: ", sub.unwrap_or("")], "");
             }
             if ctx.folded.contains(&*id(t)) {
                 // Folded for the budget by an earlier request: it stays folded, so the prompt
@@ -237,7 +243,7 @@ pub fn assemble(
                 }
             } else {
                 plan.reason = if relevant && topic != current_topic {
-                    format!("the prompt or the latest turns refer to topic {}", label(t))
+                    turns::join(&["the prompt or the latest turns refer to topic ", label(t)], "")
                 } else {
                     "current topic".into()
                 };
@@ -247,7 +253,7 @@ pub fn assemble(
     }
 
     // Phase 3: fit the budget.
-    let pre_tokens: usize = pre_steps.iter().map(|s| s.tokens(messages)).sum();
+    let pre_tokens = steps_tokens(messages, &pre_steps);
     let mut summarize = Vec::new();
     let mut folded: Vec<String> = Vec::new();
     for t in 0..n {
@@ -257,13 +263,13 @@ pub fn assemble(
     let threshold = (budget as f64 * cfg.summarize_threshold) as usize;
     // Turns folded by an earlier request count at their cleaned cost: that request decided
     // about truncation before it folded them, and this one decides the same way (sticky).
-    let unfolded = pre_tokens
-        + (0..n)
-            .map(|t| match ctx.folded.contains(&*id(t)) && !plans[t].protected {
-                true => plans[t].steps.iter().map(|s| s.tokens(messages)).sum(),
-                false => plans[t].tokens,
-            })
-            .sum::<usize>();
+    let mut unfolded = pre_tokens;
+    for (t, p) in plans.iter().enumerate() {
+        unfolded += match ctx.folded.contains(&*id(t)) && !p.protected {
+            true => steps_tokens(messages, &p.steps),
+            false => p.tokens,
+        };
+    }
     if unfolded > threshold {
         for p in plans.iter_mut() {
             if p.protected || p.render != Render::Cleaned {
@@ -281,21 +287,22 @@ pub fn assemble(
             }
             if any {
                 p.truncated = true;
-                p.tokens = p.steps.iter().map(|s| s.tokens(messages)).sum();
+                p.tokens = steps_tokens(messages, &p.steps);
             }
         }
     }
     // Queue the largest unsummarized turns for a background summary.
     if total(&plans) > budget {
-        let mut by_size: Vec<usize> = (0..n)
-            .filter(|&t| !plans[t].protected && plans[t].render != Render::Stub && !ctx.summaries.contains_key(&*id(t)))
-            .collect();
+        let mut by_size: Vec<usize> = Vec::new();
+        for (t, p) in plans.iter().enumerate() {
+            if !p.protected && p.render != Render::Stub && !ctx.summaries.contains_key(&*id(t)) {
+                by_size.push(t);
+            }
+        }
         turns::sort_by(&mut by_size, |&a, &b| plans[a].tokens > plans[b].tokens);
-        summarize = by_size
-            .into_iter()
-            .take(cfg.max_compactions_per_cycle)
-            .map(|t| id(t).into_owned())
-            .collect();
+        for &t in by_size.iter().take(cfg.max_compactions_per_cycle) {
+            summarize.push(id(t).into_owned());
+        }
     }
     // Fold oldest first (turns the prompt refers to last) until the request fits; the
     // estimate of stub runs is close but not exact, so check the rendered result and fold
@@ -304,14 +311,17 @@ pub fn assemble(
     // similarity to the prompt).
     let order_of = |plans: &[TurnPlan]| -> Vec<usize> {
         let relevance = relevance();
-        let mut order: Vec<usize> = (0..n).filter(|&t| !plans[t].protected).collect();
-        let rank: Vec<(bool, bool, u32)> = (0..n)
-            .map(|t| {
-                let relevant = ctx.topic_of.get(t).is_some_and(|k| ctx.relevant_topics.contains(k));
-                let related = (relevance.get(t).copied().unwrap_or(0.0) * 1000.0) as u32;
-                (relevant, !plans[t].other_topic, related)
-            })
-            .collect();
+        let mut order: Vec<usize> = Vec::new();
+        // (relevant, same topic, related) compared in that order, packed into one number.
+        let mut rank: Vec<u64> = Vec::with_capacity(n);
+        for (t, p) in plans.iter().enumerate() {
+            if !p.protected {
+                order.push(t);
+            }
+            let relevant = ctx.topic_of.get(t).is_some_and(|k| ctx.relevant_topics.contains(k));
+            let related = (relevance.get(t).copied().unwrap_or(0.0) * 1000.0) as u32;
+            rank.push(u64::from(relevant) << 33 | u64::from(!p.other_topic) << 32 | u64::from(related));
+        }
         turns::sort_by(&mut order, |&a, &b| rank[a] < rank[b]);
         order
     };
@@ -336,7 +346,7 @@ pub fn assemble(
                         plans[t].render == Render::Cleaned
                             && ctx.summaries.get(&*id(t)).is_some_and(|sum| {
                                 let steps = summary_steps(messages, &plans[t], sum);
-                                steps.iter().map(|x| x.tokens(messages)).sum::<usize>() < plans[t].tokens
+                                steps_tokens(messages, &steps) < plans[t].tokens
                             })
                     }
                     _ => plans[t].render != Render::Stub,
@@ -449,11 +459,12 @@ fn render<'a>(
     id: &dyn Fn(usize) -> Cow<'a, str>,
 ) -> Rendered {
     let n = plans.len();
-    let mut steps: Vec<Step> = pre_steps
-        .iter()
-        .filter(|s| !(drop_system && message::kind(s.resolve(messages)) == Kind::System))
-        .cloned()
-        .collect();
+    let mut steps: Vec<Step> = Vec::new();
+    for s in pre_steps {
+        if !(drop_system && message::kind(s.resolve(messages)) == Kind::System) {
+            steps.push(s.clone());
+        }
+    }
     let mut explains = Vec::with_capacity(n);
     let mut stats = AssembleStats::default();
     let mut t = 0;
@@ -463,7 +474,10 @@ fn render<'a>(
             while end < n && plans[end].render == Render::Stub && (merge_topics || label(end) == label(t)) {
                 end += 1;
             }
-            let ids: Vec<String> = (t..end).map(|k| id(k).into_owned()).collect();
+            let mut ids: Vec<String> = Vec::new();
+            for k in t..end {
+                ids.push(id(k).into_owned());
+            }
             let mut labels: Vec<&str> = Vec::new();
             for k in t..end {
                 let l = label(k);
@@ -476,7 +490,10 @@ fn render<'a>(
                 1 => labels[0].to_string(),
                 k => format!("{k} topics: {}", turns::join(&labels[..k.min(3)], "; ")),
             };
-            let run_tokens: usize = plans[t..end].iter().map(|p| p.tokens_before).sum();
+            let mut run_tokens = 0;
+            for p in &plans[t..end] {
+                run_tokens += p.tokens_before;
+            }
             let (run_steps, after) = stub_run(messages, &plans[t..end], &run_label, &ids, run_tokens);
             let per = after.div_ceil(end - t);
             for (k, p) in plans[t..end].iter().enumerate() {
@@ -516,13 +533,13 @@ fn render<'a>(
             Decision::Summarized => stats.summarized += 1,
             Decision::Stubbed => stats.stubbed += 1,
         }
-        let after: usize = turn_steps.iter().map(|s| s.tokens(messages)).sum();
+        let after = steps_tokens(messages, &turn_steps);
         explains.push(explain(&id(t), label(t), decision, p, after));
         steps.extend(turn_steps);
         t += 1;
     }
     normalize_content(messages, &mut steps);
-    let estimated = steps.iter().map(|s| s.tokens(messages)).sum();
+    let estimated = steps_tokens(messages, &steps);
     Rendered {
         steps,
         explains,
@@ -578,6 +595,16 @@ fn explain(id: &str, topic: &str, decision: Decision, p: &TurnPlan, after: usize
     }
 }
 
+/// The tokens of `steps` (one copy of the loop for every caller).
+#[inline(never)]
+fn steps_tokens(messages: &[Value], steps: &[Step]) -> usize {
+    let mut sum = 0;
+    for s in steps {
+        sum += s.tokens(messages);
+    }
+    sum
+}
+
 /// Extra tokens a turn adds to a stub run it continues (its id in the run's range).
 const STUB_CONTINUATION_TOKENS: usize = 3;
 
@@ -610,7 +637,7 @@ fn cost<'a>(
 ) -> usize {
     let p = &plans[t];
     let steps = match p.render {
-        Render::Cleaned => return p.steps.iter().map(|s| s.tokens(messages)).sum(),
+        Render::Cleaned => return steps_tokens(messages, &p.steps),
         Render::Summary => summary_steps(messages, p, summary.map(String::as_str).unwrap_or("")),
         Render::Stub => {
             // Costed as the continuation of any stub before it: one stub per topic when that
@@ -628,7 +655,7 @@ fn cost<'a>(
             .0
         }
     };
-    steps.iter().map(|s| s.tokens(messages)).sum()
+    steps_tokens(messages, &steps)
 }
 
 /// The user message of a span (its first message) and its last assistant message.
@@ -688,7 +715,10 @@ fn summary_steps(messages: &[Value], p: &TurnPlan, summary_text: &str) -> Vec<St
         ],
         None => vec![Step::replace(
             u,
-            with_text(&messages[u], format!("{}\n{}", short_ask(messages, u), summary_text)),
+            with_text(
+                &messages[u],
+                turns::join(&[&short_ask(messages, u), summary_text], "\n"),
+            ),
         )],
     }
 }
@@ -707,9 +737,9 @@ fn stub_run(messages: &[Value], run: &[TurnPlan], label: &str, ids: &[String], t
         ],
         None => vec![Step::replace(
             u,
-            with_text(&messages[u], format!("{} {}", short_ask(messages, u), line)),
+            with_text(&messages[u], turns::join(&[&short_ask(messages, u), &line], " ")),
         )],
     };
-    let after = steps.iter().map(|s| s.tokens(messages)).sum();
+    let after = steps_tokens(messages, &steps);
     (steps, after)
 }

@@ -14,7 +14,7 @@
 
 use crate::hash::{HashMap, HashSet};
 use crate::message::{self, Kind};
-use crate::read::{boolean, list, narrow, pair, string, u64_of, unsigned, usize_of, Fields, Parsed};
+use crate::read::{boolean, list, narrow, pair, string, strings, u64_of, unsigned, usize_of, Fields, Parsed};
 use crate::turns::{self, TokenBreakdown};
 use serde::de::{Deserialize, Deserializer, Error as _};
 use serde::Serialize;
@@ -29,7 +29,7 @@ const PREVIEW_CHARS: usize = 120;
 
 /// One transcript entry as the JS reader hands it over (JSON keys in camelCase, `kind` as
 /// `type`; every field may be missing).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Entry {
     pub id: Option<String>,
     pub parent_id: Option<String>,
@@ -44,7 +44,7 @@ pub struct Entry {
 }
 
 /// Where a message of a turn lives in the transcript.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EntryRef {
     pub id: String,
@@ -56,7 +56,7 @@ pub struct EntryRef {
 }
 
 /// One indexed turn.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TurnRecord {
     /// Entry id of the turn's user message (stable across requests and restarts).
@@ -248,12 +248,18 @@ impl SessionIndex {
             .find(|t| t.id == id || turns::hash_id(u64::from_str_radix(&t.key, 16).unwrap_or(0)) == id)
     }
 
-    /// Map from content key to turn id, for matching `assemble` input.
-    pub fn ids_by_key(&self) -> HashMap<u64, &str> {
-        self.turns
-            .iter()
-            .filter_map(|t| u64::from_str_radix(&t.key, 16).ok().map(|k| (k, t.id.as_str())))
-            .collect()
+    /// Map from the content-hash id of a turn's key ([`turns::hash_id`]) to the turn's
+    /// position (the last turn with that key), for matching `assemble` input. Keyed by
+    /// string: the map type is then one the crate already compiles, not a copy of
+    /// hashbrown's code of its own.
+    pub fn positions_by_key(&self) -> HashMap<String, usize> {
+        let mut out = HashMap::default();
+        for (i, t) in self.turns.iter().enumerate() {
+            if let Ok(k) = u64::from_str_radix(&t.key, 16) {
+                out.insert(turns::hash_id(k), i);
+            }
+        }
+        out
     }
 }
 
@@ -323,80 +329,127 @@ impl<'de> Deserialize<'de> for SessionIndex {
     }
 }
 
+// Each reader fills a value made of empty fields in place, in a closure: a field that fails
+// returns at once with nothing to drop, and the partly read value is dropped in one place
+// (with `?` between the fields of a struct literal, every exit drops the fields read so far).
+
 impl Entry {
     pub(crate) fn from_value(v: Value) -> Parsed<Entry> {
         let mut f = Fields::of(v, "struct Entry")?;
-        Ok(Entry {
-            id: f.opt("id", string)?,
-            parent_id: f.opt("parentId", string)?,
-            kind: f.or_default("type", string)?,
-            message: f.opt("message", Ok)?,
-            range: f.opt("range", pair)?,
-            seq: f.opt("seq", u64_of)?,
-            first_kept_entry_id: f.opt("firstKeptEntryId", string)?,
-        })
+        let mut e = Entry::default();
+        (|| -> Parsed<()> {
+            opt_text(&mut f, "id", &mut e.id)?;
+            opt_text(&mut f, "parentId", &mut e.parent_id)?;
+            e.kind = f.or_default("type", string)?;
+            opt_value(&mut f, "message", &mut e.message)?;
+            e.range = f.opt("range", pair)?;
+            e.seq = f.opt("seq", u64_of)?;
+            opt_text(&mut f, "firstKeptEntryId", &mut e.first_kept_entry_id)?;
+            Ok(())
+        })()?;
+        Ok(e)
     }
 }
 
 impl SessionIndex {
     pub(crate) fn from_value(v: Value) -> Parsed<SessionIndex> {
         let mut f = Fields::of(v, "struct SessionIndex")?;
-        Ok(SessionIndex {
-            version: f.req("version", |v| narrow(unsigned(&v, "u32")?, "u32"))?,
-            tip: f.opt("tip", string)?,
-            entries: f.req("entries", usize_of)?,
-            preamble: f.req("preamble", |v| list(v, entry_ref))?,
-            turns: f.req("turns", |v| list(v, turn_record))?,
-            first_kept_entry_id: f.opt("firstKeptEntryId", string)?,
-            skipped: f.req("skipped", usize_of)?,
-            prev_user: f.or_default("prevUser", boolean)?,
-        })
+        let mut x = SessionIndex::default();
+        (|| -> Parsed<()> {
+            x.version = f.req("version", |v| narrow(unsigned(&v, "u32")?, "u32"))?;
+            opt_text(&mut f, "tip", &mut x.tip)?;
+            x.entries = f.req("entries", usize_of)?;
+            x.preamble = f.req("preamble", entry_refs)?;
+            x.turns = f.req("turns", |v| list(v, turn_record))?;
+            opt_text(&mut f, "firstKeptEntryId", &mut x.first_kept_entry_id)?;
+            x.skipped = f.req("skipped", usize_of)?;
+            x.prev_user = f.or_default("prevUser", boolean)?;
+            Ok(())
+        })()?;
+        Ok(x)
     }
+}
+
+/// A string field that must be present, read into `out` (one copy of the code for all of
+/// them).
+#[inline(never)]
+fn req_text(f: &mut Fields, key: &'static str, out: &mut String) -> Parsed<()> {
+    *out = f.req(key, string)?;
+    Ok(())
+}
+
+/// An optional string field, read into `out`.
+#[inline(never)]
+fn opt_text(f: &mut Fields, key: &'static str, out: &mut Option<String>) -> Parsed<()> {
+    *out = f.opt(key, string)?;
+    Ok(())
+}
+
+/// An optional field of any JSON value, read into `out`.
+#[inline(never)]
+fn opt_value(f: &mut Fields, key: &'static str, out: &mut Option<Value>) -> Parsed<()> {
+    *out = f.opt(key, Ok)?;
+    Ok(())
+}
+
+fn entry_refs(v: Value) -> Parsed<Vec<EntryRef>> {
+    list(v, entry_ref)
 }
 
 fn entry_ref(v: Value) -> Parsed<EntryRef> {
     let mut f = Fields::of(v, "struct EntryRef")?;
-    Ok(EntryRef {
-        id: f.req("id", string)?,
-        role: f.req("role", string)?,
-        range: f.opt("range", pair)?,
-        seq: f.opt("seq", u64_of)?,
-    })
+    let mut r = EntryRef::default();
+    (|| -> Parsed<()> {
+        req_text(&mut f, "id", &mut r.id)?;
+        req_text(&mut f, "role", &mut r.role)?;
+        r.range = f.opt("range", pair)?;
+        r.seq = f.opt("seq", u64_of)?;
+        Ok(())
+    })()?;
+    Ok(r)
 }
 
 fn turn_record(v: Value) -> Parsed<TurnRecord> {
     let mut f = Fields::of(v, "struct TurnRecord")?;
-    Ok(TurnRecord {
-        id: f.req("id", string)?,
-        key: f.req("key", string)?,
-        entries: f.req("entries", |v| list(v, entry_ref))?,
-        tokens: f.req("tokens", token_breakdown)?,
-        tools: f.req("tools", |v| list(v, string))?,
-        user_preview: f.req("userPreview", string)?,
-        assistant_preview: f.req("assistantPreview", string)?,
-        started_at: f.opt("startedAt", Ok)?,
-        ended_at: f.opt("endedAt", Ok)?,
-        compacted: f.or_default("compacted", boolean)?,
-        topic_assistant: f.req("topicAssistant", string)?,
-        topic_user: f.req("topicUser", string)?,
-    })
+    let mut t = TurnRecord::default();
+    (|| -> Parsed<()> {
+        req_text(&mut f, "id", &mut t.id)?;
+        req_text(&mut f, "key", &mut t.key)?;
+        t.entries = f.req("entries", entry_refs)?;
+        t.tokens = f.req("tokens", token_breakdown)?;
+        t.tools = f.req("tools", strings)?;
+        req_text(&mut f, "userPreview", &mut t.user_preview)?;
+        req_text(&mut f, "assistantPreview", &mut t.assistant_preview)?;
+        opt_value(&mut f, "startedAt", &mut t.started_at)?;
+        opt_value(&mut f, "endedAt", &mut t.ended_at)?;
+        t.compacted = f.or_default("compacted", boolean)?;
+        req_text(&mut f, "topicAssistant", &mut t.topic_assistant)?;
+        req_text(&mut f, "topicUser", &mut t.topic_user)?;
+        Ok(())
+    })()?;
+    Ok(t)
 }
 
-/// Every count may be missing (0).
+/// Every count may be missing (0). Read in a loop: one exit on error rather than one per
+/// count.
 fn token_breakdown(v: Value) -> Parsed<TokenBreakdown> {
     let mut f = Fields::of(v, "struct TokenBreakdown")?;
-    let mut n = |k: &str| f.or_default(k, usize_of);
-    Ok(TokenBreakdown {
-        total: n("total")?,
-        user: n("user")?,
-        assistant: n("assistant")?,
-        tool_result: n("toolResult")?,
-        other: n("other")?,
-        text: n("text")?,
-        thinking: n("thinking")?,
-        tool_call: n("toolCall")?,
-        image: n("image")?,
-    })
+    let mut t = TokenBreakdown::default();
+    let counts: [(&str, &mut usize); 9] = [
+        ("total", &mut t.total),
+        ("user", &mut t.user),
+        ("assistant", &mut t.assistant),
+        ("toolResult", &mut t.tool_result),
+        ("other", &mut t.other),
+        ("text", &mut t.text),
+        ("thinking", &mut t.thinking),
+        ("toolCall", &mut t.tool_call),
+        ("image", &mut t.image),
+    ];
+    for (k, n) in counts {
+        *n = f.or_default(k, usize_of)?;
+    }
+    Ok(t)
 }
 
 #[cfg(test)]

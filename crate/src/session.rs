@@ -238,11 +238,10 @@ impl Session {
             if !complete {
                 break;
             }
-            let tools: Vec<String> = t.tools.clone();
             self.segmenter.push(TurnText {
                 user: &t.topic_user,
                 assistant: &t.topic_assistant,
-                tools: &tools,
+                tools: &t.tools,
             });
             self.fed += 1;
             self.topics_cache = None;
@@ -276,16 +275,17 @@ impl Session {
         let mut labels = Vec::new();
         for (i, &k) in fine_of.iter().enumerate() {
             if let (Some(turn), Some(topic)) = (self.index.turns.get(i), fine_topics.get(k)) {
-                labels.push((turn.id.clone(), format!("lex:{}", topic.label)));
+                labels.push((turn.id.clone(), turns::join(&["lex:", &topic.label], "")));
             }
         }
         // Sorted by id (stable), then inserted in that order: a repeated id keeps its place
         // and takes its last label. (A `BTreeMap` was the only B-tree in the core.)
         turns::sort_by(&mut labels, |a, b| a.0 < b.0);
-        labels
-            .into_iter()
-            .map(|(id, label)| (id, Value::String(label)))
-            .collect()
+        let mut out = serde_json::Map::new();
+        for (id, label) in labels {
+            out.insert(id, Value::String(label));
+        }
+        out
     }
 
     /// Boundaries (by the id of the turn that opens a topic) that are not topic changes.
@@ -311,7 +311,10 @@ impl Session {
     }
 
     pub fn folded(&self) -> Vec<String> {
-        let mut v: Vec<String> = self.folded.iter().cloned().collect();
+        let mut v: Vec<String> = Vec::with_capacity(self.folded.len());
+        for id in self.folded.iter() {
+            v.push(id.clone());
+        }
         turns::sort_by(&mut v, |a, b| a < b);
         v
     }
@@ -399,18 +402,20 @@ impl Session {
     /// Everything the planner needs besides the messages.
     fn context(&mut self, messages: &[Value], prompt: Option<&str>) -> Context {
         let (topics, topic_of_indexed) = self.topics();
-        let ids_by_key = self.index.ids_by_key();
+        let by_key = self.index.positions_by_key();
         let pos_by_id = self.positions();
         let (_, spans) = turns::split(messages);
-        let mut ctx = Context {
-            topic_labels: topics.iter().map(|t| t.label.clone()).collect(),
-            ..Default::default()
-        };
+        let mut ctx = Context::default();
+        for t in &topics {
+            ctx.topic_labels.push(t.label.clone());
+        }
         let mut last_topic = 0usize;
         for span in &spans {
-            let id = ids_by_key
-                .get(&span.key)
-                .map_or_else(|| turns::hash_id(span.key), |id| id.to_string());
+            let hash = turns::hash_id(span.key);
+            let id = match by_key.get(hash.as_str()) {
+                Some(&p) => self.index.turns[p].id.clone(),
+                None => hash,
+            };
             let topic = pos_by_id
                 .get(id.as_str())
                 .and_then(|&p| topic_of_indexed.get(p))
@@ -455,12 +460,11 @@ impl Session {
 
     /// Each indexed turn's position, by id.
     fn positions(&self) -> HashMap<&str, usize> {
-        self.index
-            .turns
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (t.id.as_str(), i))
-            .collect()
+        let mut out = HashMap::default();
+        for (i, t) in self.index.turns.iter().enumerate() {
+            out.insert(t.id.as_str(), i);
+        }
+        out
     }
 
     /// How much each turn of `ctx` has to do with the upcoming prompt: under budget pressure
@@ -471,13 +475,14 @@ impl Session {
         };
         let pos_by_id = self.positions();
         let query = self.segmenter.query(p);
-        ctx.turn_ids
-            .iter()
-            .map(|id| match pos_by_id.get(id.as_str()) {
+        let mut out = Vec::with_capacity(ctx.turn_ids.len());
+        for id in &ctx.turn_ids {
+            out.push(match pos_by_id.get(id.as_str()) {
                 Some(&pos) if pos < self.segmenter.len() => self.segmenter.similarity(&query, pos..=pos),
                 _ => 0.0,
-            })
-            .collect()
+            });
+        }
+        out
     }
 
     fn pinned(&self, id: &str, messages: &[Value], range: std::ops::Range<usize>) -> bool {
@@ -511,7 +516,10 @@ fn merge_boundaries(
             }
         }
     }
-    let of = of.into_iter().map(|k| remap.get(k).copied().unwrap_or(k)).collect();
+    let mut of = of;
+    for k in of.iter_mut() {
+        *k = remap.get(*k).copied().unwrap_or(*k);
+    }
     (out, of)
 }
 
@@ -562,7 +570,7 @@ fn gate_result(messages: &[Value], a: Assembled, config: &Config, budget: usize,
             let mut r = clean_only(messages, config, budget, complete);
             let why = format!("validity gate refused the folded output ({refusal}); sent the cleaned messages");
             r.fallback = Some(match r.fallback {
-                Some(f) => format!("{why}; {f}"),
+                Some(f) => turns::join(&[&why, &f], "; "),
                 None => why,
             });
             r
