@@ -274,11 +274,11 @@ pub(crate) fn is_month(s: &str) -> bool {
     if !s.bytes().next().is_some_and(|b| b.is_ascii_uppercase()) || s.len() < 3 || s.len() > 9 {
         return false;
     }
-    let l = s.to_ascii_lowercase();
-    l == "sept"
-        || MONTHS
-            .iter()
-            .any(|m| *m == l || (l.len() == 3 && m.starts_with(l.as_str())))
+    // Compared without case rather than on a lowercased copy (the names are ASCII lowercase).
+    s.eq_ignore_ascii_case("sept")
+        || MONTHS.iter().any(|m| {
+            m.eq_ignore_ascii_case(s) || (s.len() == 3 && m.as_bytes()[..3].eq_ignore_ascii_case(s.as_bytes()))
+        })
 }
 
 #[cfg(test)]
