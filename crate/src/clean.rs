@@ -528,9 +528,8 @@ fn merge_text(remnant: &Entry, target: &Value) -> Option<Value> {
     let r = remnant.message.as_deref()?;
     let rp = message::parts(r)?;
     let tp = message::parts(target)?;
-    let thinking = |p: &Vec<Value>| p.iter().any(|x| message::part_kind(x) == PartKind::Thinking);
-    if thinking(rp)
-        || thinking(tp)
+    if has_thinking(Some(r))
+        || has_thinking(Some(target))
         || rp.iter().any(|x| message::part_kind(x) != PartKind::Text)
         || !message::tool_calls(target).is_empty()
     {

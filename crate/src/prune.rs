@@ -227,6 +227,8 @@ struct Unit {
     range: Range<usize>,
     tokens: usize,
     turns: usize,
+    /// Its first turn.
+    first: usize,
     score: f64,
 }
 
@@ -370,6 +372,7 @@ pub fn prune(req: &PruneRequest) -> Result<PruneResult, Error> {
                 range,
                 tokens: costs[k..end].iter().sum(),
                 turns: end - k,
+                first: k,
                 score: 0.0,
             });
         } else {
@@ -381,18 +384,17 @@ pub fn prune(req: &PruneRequest) -> Result<PruneResult, Error> {
 
     // Candidate order.
     let mut order: Vec<usize> = (0..units.len()).collect();
-    let mut window_start = 0;
+    // `sliding-window`: units ending after this are not candidates.
+    let mut window_start = usize::MAX;
     match req.strategy {
         Strategy::Fifo => {}
         Strategy::SlidingWindow => {
             window_start = messages.len().saturating_sub(req.keep_messages.unwrap_or(0));
-            order.retain(|&u| units[u].range.end <= window_start);
         }
         Strategy::Importance => {
             let count = n.max(1) as f64;
             for u in units.iter_mut() {
-                let first = spans.iter().position(|s| s.range.start == u.range.start).unwrap_or(0);
-                let position = (first + 1) as f64 / count;
+                let position = (u.first + 1) as f64 / count;
                 u.score = importance(&messages[u.range.clone()], u.tokens, position);
             }
             turns::sort_by(&mut order, |&a, &b| {
@@ -410,7 +412,7 @@ pub fn prune(req: &PruneRequest) -> Result<PruneResult, Error> {
             if req.strategy != Strategy::SlidingWindow && req.target_tokens.is_some_and(|t| total <= t) {
                 break;
             }
-            if req.max_turns.is_some_and(|m| turns_pruned + units[u].turns > m) {
+            if units[u].range.end > window_start || req.max_turns.is_some_and(|m| turns_pruned + units[u].turns > m) {
                 continue;
             }
             chosen.push(u);
