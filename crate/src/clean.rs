@@ -150,24 +150,26 @@ pub fn clean_keeping(
     }
     // A restoration can make another one unnecessary: undo those until none is left, so the
     // result is minimal and cleaning this output again finds nothing more to remove.
-    restored.reverse();
+    // The latest restoration is tried first.
     while pass.joins(&kinds).is_empty() {
         let mut undone = false;
-        restored.retain(|group| {
-            for &r in group {
+        let mut k = restored.len();
+        while k > 0 {
+            k -= 1;
+            for &r in &restored[k] {
                 r.set(false, &mut drop_ex, &mut keep_whole);
             }
             let trial = build(&drop_ex, &keep_whole);
             if trial.joins(&kinds).is_empty() {
                 pass = trial;
                 undone = true;
-                return false;
+                restored.remove(k);
+                continue;
             }
-            for &r in group {
+            for &r in &restored[k] {
                 r.set(true, &mut drop_ex, &mut keep_whole);
             }
-            true
-        });
+        }
         if !undone {
             break;
         }
