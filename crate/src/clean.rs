@@ -127,7 +127,10 @@ pub fn clean_keeping(
     }
     // Messages kept whole: those the caller protects, and those dropped only because they
     // were empty or orphaned, brought back.
-    let mut keep_whole: Vec<bool> = (0..messages.len()).map(kept).collect();
+    let mut keep_whole = vec![false; messages.len()];
+    for (i, k) in keep_whole.iter_mut().enumerate() {
+        *k = kept(i);
+    }
     let build = |drop_ex: &[bool], keep_whole: &[bool]| {
         let mut pass = Pass::run(messages, &kinds, cfg, &pairing, end, drop_ex, keep_whole);
         pass.merge_remnants(messages, &kinds, end);

@@ -241,9 +241,9 @@ pub fn pinned(pins: &Pins, id: &str, turn: &[Value]) -> bool {
     if pins.tools.is_empty() && pins.patterns.is_empty() {
         return false;
     }
+    let pinned_tool = |name: &str| pins.tools.iter().any(|t| t == name);
     let tool_hit = turn.iter().any(|m| {
-        message::tool_calls(m).iter().any(|c| pins.tools.contains(&c.name))
-            || pins.tools.iter().any(|t| message::str_field(m, "toolName") == t)
+        message::tool_calls(m).iter().any(|c| pinned_tool(&c.name)) || pinned_tool(message::str_field(m, "toolName"))
     });
     tool_hit
         || pins.patterns.iter().any(|pat| {
