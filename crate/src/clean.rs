@@ -127,7 +127,10 @@ pub fn clean_keeping(
     }
     // Messages kept whole: those the caller protects, and those dropped only because they
     // were empty or orphaned, brought back.
-    let mut keep_whole: Vec<bool> = (0..messages.len()).map(kept).collect();
+    let mut keep_whole = vec![false; messages.len()];
+    for (i, k) in keep_whole.iter_mut().enumerate() {
+        *k = kept(i);
+    }
     let build = |drop_ex: &[bool], keep_whole: &[bool]| {
         let mut pass = Pass::run(messages, &kinds, cfg, &pairing, end, drop_ex, keep_whole);
         pass.merge_remnants(messages, &kinds, end);
@@ -150,24 +153,26 @@ pub fn clean_keeping(
     }
     // A restoration can make another one unnecessary: undo those until none is left, so the
     // result is minimal and cleaning this output again finds nothing more to remove.
-    restored.reverse();
+    // The latest restoration is tried first.
     while pass.joins(&kinds).is_empty() {
         let mut undone = false;
-        restored.retain(|group| {
-            for &r in group {
+        let mut k = restored.len();
+        while k > 0 {
+            k -= 1;
+            for &r in &restored[k] {
                 r.set(false, &mut drop_ex, &mut keep_whole);
             }
             let trial = build(&drop_ex, &keep_whole);
             if trial.joins(&kinds).is_empty() {
                 pass = trial;
                 undone = true;
-                return false;
+                restored.remove(k);
+                continue;
             }
-            for &r in group {
+            for &r in &restored[k] {
                 r.set(true, &mut drop_ex, &mut keep_whole);
             }
-            true
-        });
+        }
         if !undone {
             break;
         }
@@ -236,14 +241,16 @@ impl Pass {
                 // Tool results, including Anthropic `tool_result` blocks sent next to new
                 // user text: a result goes with its call.
                 kind @ (Kind::ToolResult | Kind::User) if !pairing.call_of[j].is_empty() => {
-                    let drop: Vec<bool> = pairing.call_of[j]
-                        .iter()
-                        .map(|c| match c {
+                    let mut drop = Vec::with_capacity(pairing.call_of[j].len());
+                    let mut n = 0;
+                    for c in &pairing.call_of[j] {
+                        let d = match c {
                             Some((a, _)) => drop_ex[*a],
                             None => cfg.drop_tool_results,
-                        })
-                        .collect();
-                    let n = drop.iter().filter(|d| **d).count();
+                        };
+                        n += usize::from(d);
+                        drop.push(d);
+                    }
                     stats.drop_tool += n;
                     if n == 0 {
                         entries.push(keep);
@@ -303,39 +310,41 @@ impl Pass {
 
     /// Output neighbours of the same role (prompts or answers) that the input kept apart.
     fn joins(&self, kinds: &[Kind]) -> Vec<(usize, usize)> {
-        let sig: Vec<usize> = self
-            .entries
-            .iter()
-            .map(|e| e.source)
-            .filter(|&s| significant(kinds[s]))
-            .collect();
-        sig.windows(2)
-            .map(|w| (w[0], w[1]))
-            .filter(|&(a, b)| {
+        let mut out = Vec::new();
+        let mut prev: Option<usize> = None;
+        for e in &self.entries {
+            let b = e.source;
+            if !significant(kinds[b]) {
+                continue;
+            }
+            if let Some(a) = prev {
                 let (ka, kb) = (kinds[a], kinds[b]);
-                ka == kb && matches!(ka, Kind::User | Kind::Assistant) && (a + 1..b).any(|k| significant(kinds[k]))
-            })
-            .collect()
+                if ka == kb && matches!(ka, Kind::User | Kind::Assistant) && (a + 1..b).any(|k| significant(kinds[k])) {
+                    out.push((a, b));
+                }
+            }
+            prev = Some(b);
+        }
+        out
     }
 
     /// Produces the plan and final counts.
     fn finish(mut self, messages: &[Value], fr: Frontier) -> Cleaned {
-        let steps: Vec<Step> = self
-            .entries
-            .into_iter()
-            .map(|e| match e.message {
-                Some(m) => Step {
-                    source: Some(e.source),
-                    message: Some(m),
-                    reuse: None,
-                },
-                None => Step::keep(e.source),
-            })
-            .collect();
+        let mut steps = Vec::with_capacity(self.entries.len());
+        let mut tokens_after = 0;
+        for e in self.entries {
+            let s = Step {
+                source: Some(e.source),
+                message: e.message,
+                reuse: None,
+            };
+            tokens_after += s.tokens(messages);
+            steps.push(s);
+        }
         self.stats.messages_before = messages.len();
         self.stats.messages_after = steps.len();
         self.stats.tokens_before = tokens::messages(messages);
-        self.stats.tokens_after = steps.iter().map(|s| s.tokens(messages)).sum();
+        self.stats.tokens_after = tokens_after;
         self.stats.frontier = fr.index;
         Cleaned {
             steps,
@@ -365,12 +374,12 @@ fn restore(
         if drop_ex[i] {
             return Some(vec![Restored::Exchange(i)]);
         }
-        let issuers: Vec<Restored> = pairing.call_of[i]
-            .iter()
-            .flatten()
-            .filter(|(k, _)| drop_ex[*k])
-            .map(|(k, _)| Restored::Exchange(*k))
-            .collect();
+        let mut issuers = Vec::new();
+        for &(k, _) in pairing.call_of[i].iter().flatten() {
+            if drop_ex[k] {
+                issuers.push(Restored::Exchange(k));
+            }
+        }
         if !issuers.is_empty() {
             return Some(issuers);
         }
@@ -524,16 +533,16 @@ fn merge_text(remnant: &Entry, target: &Value) -> Option<Value> {
     let r = remnant.message.as_deref()?;
     let rp = message::parts(r)?;
     let tp = message::parts(target)?;
-    let thinking = |p: &Vec<Value>| p.iter().any(|x| message::part_kind(x) == PartKind::Thinking);
-    if thinking(rp)
-        || thinking(tp)
+    if has_thinking(Some(r))
+        || has_thinking(Some(target))
         || rp.iter().any(|x| message::part_kind(x) != PartKind::Text)
         || !message::tool_calls(target).is_empty()
     {
         return None;
     }
     let mut merged = target.clone();
-    let content: Vec<Value> = rp.iter().chain(tp.iter()).cloned().collect();
+    let mut content = rp.clone();
+    content.extend_from_slice(tp);
     merged.as_object_mut()?.insert("content".into(), Value::Array(content));
     Some(merged)
 }

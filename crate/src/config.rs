@@ -397,56 +397,66 @@ impl Config {
         Ok(cfg)
     }
 
-    /// Sets the option `KEYS[key]`.
+    /// Sets the option `KEYS[key]`: one reader call per value type, then the field.
     fn set(&mut self, key: usize, v: Value) -> Parsed<()> {
         match key {
             0 => self.mode = mode(v)?,
-            1 => self.clean_thinking = boolean(v)?,
-            2 => self.clear_reasoning_content = boolean(v)?,
-            3 => self.drop_tool_results = boolean(v)?,
-            4 => self.drop_tool_call_messages = boolean(v)?,
-            5 => self.keep_recent_turns = usize_of(v)?,
-            6 => self.max_tokens = usize_of(v)?,
-            7 => self.summarize_threshold = f64_of(v)?,
-            8 => self.preserve_system_messages = boolean(v)?,
-            9 => self.preserve_recent_messages = usize_of(v)?,
-            10 => self.embedding_similarity_threshold = f64_of(v)?,
-            11 => self.min_turns_per_topic = usize_of(v)?,
-            12 => self.tool_result_truncate_chars = usize_of(v)?,
-            13 => self.max_compactions_per_cycle = usize_of(v)?,
-            14 => self.prompt_relevance_threshold = f64_of(v)?,
-            _ => self.fold_other_topics = boolean(v)?,
+            5 | 6 | 9 | 11 | 12 | 13 => {
+                let n = usize_of(v)?;
+                *match key {
+                    5 => &mut self.keep_recent_turns,
+                    6 => &mut self.max_tokens,
+                    9 => &mut self.preserve_recent_messages,
+                    11 => &mut self.min_turns_per_topic,
+                    12 => &mut self.tool_result_truncate_chars,
+                    _ => &mut self.max_compactions_per_cycle,
+                } = n;
+            }
+            7 | 10 | 14 => {
+                let x = f64_of(v)?;
+                *match key {
+                    7 => &mut self.summarize_threshold,
+                    10 => &mut self.embedding_similarity_threshold,
+                    _ => &mut self.prompt_relevance_threshold,
+                } = x;
+            }
+            _ => {
+                let b = boolean(v)?;
+                *match key {
+                    1 => &mut self.clean_thinking,
+                    2 => &mut self.clear_reasoning_content,
+                    3 => &mut self.drop_tool_results,
+                    4 => &mut self.drop_tool_call_messages,
+                    8 => &mut self.preserve_system_messages,
+                    _ => &mut self.fold_other_topics,
+                } = b;
+            }
         }
         Ok(())
     }
 
     fn validate(&self) -> Result<(), Error> {
-        let bad = |k: &str, why: &str| Err(Error::Config(format!("{k} {why}")));
-        if self.keep_recent_turns > 10_000 {
-            return bad("keepRecentTurns", "must be at most 10000");
-        }
-        if self.max_tokens < 256 {
-            return bad("maxTokens", "must be at least 256");
-        }
-        if !(self.summarize_threshold > 0.0 && self.summarize_threshold <= 1.0) {
-            return bad("summarizeThreshold", "must be in (0, 1]");
-        }
-        if !(0.0..=1.0).contains(&self.embedding_similarity_threshold) {
-            return bad("embeddingSimilarityThreshold", "must be in [0, 1]");
-        }
-        if !(0.0..=1.0).contains(&self.prompt_relevance_threshold) {
-            return bad("promptRelevanceThreshold", "must be in [0, 1]");
-        }
-        if self.min_turns_per_topic == 0 {
-            return bad("minTurnsPerTopic", "must be at least 1");
-        }
-        if self.tool_result_truncate_chars < 200 {
-            return bad("toolResultTruncateChars", "must be at least 200");
-        }
-        if self.preserve_recent_messages > 10_000 || self.max_compactions_per_cycle > 100 {
-            return bad("preserveRecentMessages/maxCompactionsPerCycle", "out of range");
-        }
-        Ok(())
+        // Whole messages rather than `format!` (one call less of the formatting machinery).
+        let why = if self.keep_recent_turns > 10_000 {
+            "keepRecentTurns must be at most 10000"
+        } else if self.max_tokens < 256 {
+            "maxTokens must be at least 256"
+        } else if !(self.summarize_threshold > 0.0 && self.summarize_threshold <= 1.0) {
+            "summarizeThreshold must be in (0, 1]"
+        } else if !(0.0..=1.0).contains(&self.embedding_similarity_threshold) {
+            "embeddingSimilarityThreshold must be in [0, 1]"
+        } else if !(0.0..=1.0).contains(&self.prompt_relevance_threshold) {
+            "promptRelevanceThreshold must be in [0, 1]"
+        } else if self.min_turns_per_topic == 0 {
+            "minTurnsPerTopic must be at least 1"
+        } else if self.tool_result_truncate_chars < 200 {
+            "toolResultTruncateChars must be at least 200"
+        } else if self.preserve_recent_messages > 10_000 || self.max_compactions_per_cycle > 100 {
+            "preserveRecentMessages/maxCompactionsPerCycle out of range"
+        } else {
+            return Ok(());
+        };
+        Err(Error::Config(why.into()))
     }
 
     /// The cleaner's part of the options.

@@ -138,6 +138,22 @@ fn refuse(rule: u8, reason: String) -> Result<(), Refusal> {
     Err(Refusal { rule, reason })
 }
 
+/// A refusal about output message `i`: `message {i}: {what}` (one `format!` for all).
+#[inline(never)]
+fn refuse_at(rule: u8, i: usize, what: &str) -> Result<(), Refusal> {
+    refuse(rule, format!("message {i}: {what}"))
+}
+
+/// The parts of kind `k`, in order.
+fn of_kind(parts: &[Value], k: PartKind) -> Vec<&Value> {
+    parts.iter().filter(|p| message::part_kind(p) == k).collect()
+}
+
+/// The standalone shapes of the messages `steps` stand for.
+fn shapes(input: &[Value], steps: &[Step]) -> Vec<Rc<Shape>> {
+    steps.iter().map(|s| shape_of(input, s)).collect()
+}
+
 /// Checks `steps` over `input`. `live_from`: first index of the live tool loop, if any.
 pub fn check(input: &[Value], steps: &[Step], live_from: Option<usize>) -> Result<(), Refusal> {
     // Rule 0: sources in range and in order, each used once.
@@ -160,21 +176,16 @@ pub fn check(input: &[Value], steps: &[Step], live_from: Option<usize>) -> Resul
         if let Some(i) =
             (l..input.len()).find(|&i| message::has_reasoning(&input[i]) && !steps.iter().any(|s| s.source == Some(i)))
         {
-            return refuse(
-                8,
-                format!("message {i}: dropped with its thinking from the live tool loop"),
-            );
+            return refuse_at(8, i, "dropped with its thinking from the live tool loop");
         }
     }
     // The output may keep a violation the input already had: the input is counted only when
     // the output has one (most plans have none).
-    let output: Vec<Rc<Shape>> = steps.iter().map(|s| shape_of(input, s)).collect();
-    let b = counts(&output);
+    let b = counts(&shapes(input, steps));
     if b == Counts::default() {
         return Ok(());
     }
-    let whole: Vec<Rc<Shape>> = (0..input.len()).map(|i| shape_of(input, &Step::keep(i))).collect();
-    let a = counts(&whole);
+    let a = counts(&shapes(input, &crate::steps::identity(input.len())));
     let pairs: [(u8, &str, usize, usize); 5] = [
         (
             1,
@@ -235,23 +246,17 @@ fn relational(input: &[Value], s: &Step, live_from: Option<usize>) -> Result<(),
     // Rule 3: a batch of calls is kept or removed whole.
     let (n_in, n_out) = (message::tool_calls(src).len(), message::tool_calls(out).len());
     if n_out != 0 && n_out != n_in {
-        return refuse(3, format!("message {i}: {n_out} of {n_in} parallel tool calls kept"));
+        return refuse_at(3, i, &format!("{n_out} of {n_in} parallel tool calls kept"));
     }
     // Rule 7: thinking blocks kept byte-identical, in order, never moved.
-    let src_thinking: Vec<&Value> = src_parts
-        .iter()
-        .filter(|p| message::part_kind(p) == PartKind::Thinking)
-        .collect();
-    let out_thinking: Vec<&Value> = out_parts
-        .iter()
-        .filter(|p| message::part_kind(p) == PartKind::Thinking)
-        .collect();
+    let src_thinking = of_kind(src_parts, PartKind::Thinking);
+    let out_thinking = of_kind(out_parts, PartKind::Thinking);
     if !is_subsequence(&out_thinking, &src_thinking) {
-        return refuse(7, format!("message {i}: a thinking block was edited or moved"));
+        return refuse_at(7, i, "a thinking block was edited or moved");
     }
     // Rule 8: no thinking removed inside the live tool loop.
     if live && out_thinking.len() != src_thinking.len() {
-        return refuse(8, format!("message {i}: thinking removed inside the live tool loop"));
+        return refuse_at(8, i, "thinking removed inside the live tool loop");
     }
     // Rule 9: a message that keeps tool calls keeps its reasoning unless the provider allows.
     if n_out > 0
@@ -259,23 +264,21 @@ fn relational(input: &[Value], s: &Step, live_from: Option<usize>) -> Result<(),
         && !message::has_reasoning(out)
         && !message::provider_tolerates_missing_reasoning(src)
     {
-        return refuse(9, format!("message {i}: tool calls kept without their reasoning"));
+        return refuse_at(9, i, "tool calls kept without their reasoning");
     }
     // Rule 13: images kept whole.
-    let src_images: Vec<&Value> = src_parts
+    let src_images = of_kind(src_parts, PartKind::Image);
+    if !of_kind(out_parts, PartKind::Image)
         .iter()
-        .filter(|p| message::part_kind(p) == PartKind::Image)
-        .collect();
-    for img in out_parts.iter().filter(|p| message::part_kind(p) == PartKind::Image) {
-        if !src_images.contains(&img) {
-            return refuse(13, format!("message {i}: an image block was altered"));
-        }
+        .all(|img| src_images.contains(img))
+    {
+        return refuse_at(13, i, "an image block was altered");
     }
     // Rule 14: array content stays an array.
     if message::field(src, "content").is_some_and(Value::is_array)
         && !message::field(out, "content").is_some_and(Value::is_array)
     {
-        return refuse(14, format!("message {i}: content array turned into another type"));
+        return refuse_at(14, i, "content array turned into another type");
     }
     // Rules 6 and 15: every field not deliberately edited is passed through unchanged.
     const EDITABLE: [&str; 3] = ["content", "reasoning_content", "tool_calls"];
@@ -287,11 +290,11 @@ fn relational(input: &[Value], s: &Step, live_from: Option<usize>) -> Result<(),
                 } else {
                     15
                 };
-                return refuse(rule, format!("message {i}: field `{k}` changed or dropped"));
+                return refuse_at(rule, i, &format!("field `{k}` changed or dropped"));
             }
         }
     } else {
-        return refuse(15, format!("message {i}: not an object"));
+        return refuse_at(15, i, "not an object");
     }
     if !live {
         crate::memo::set_checked(src, out);

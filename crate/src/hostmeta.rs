@@ -239,13 +239,23 @@ fn strip_timestamp(line: &str) -> &str {
 /// follows them up to the `]` (a time zone, a place).
 fn has_envelope_shape(t: &str) -> bool {
     const SHAPE: &[u8] = b"[aaa dddd-dd-dd dd:dd";
-    let b = t.as_bytes();
-    b.len() > SHAPE.len()
-        && SHAPE.iter().zip(b).all(|(&s, &c)| match s {
+    t.len() > SHAPE.len() && shaped(t.as_bytes(), SHAPE)
+}
+
+/// Whether `b` starts with `shape`: `a` stands for an ASCII letter, `d` for a digit, any
+/// other byte for itself.
+fn shaped(b: &[u8], shape: &[u8]) -> bool {
+    b.len() >= shape.len()
+        && shape.iter().zip(b).all(|(&s, &c)| match s {
             b'a' => c.is_ascii_alphabetic(),
             b'd' => c.is_ascii_digit(),
             _ => s == c,
         })
+}
+
+/// Whether `shape` (as [`shaped`] reads it) occurs anywhere in `b`.
+fn shaped_anywhere(b: &[u8], shape: &[u8]) -> bool {
+    (0..b.len()).any(|k| shaped(&b[k..], shape))
 }
 
 fn looks_like_timestamp(s: &str) -> bool {
@@ -253,16 +263,8 @@ fn looks_like_timestamp(s: &str) -> bool {
         return false;
     }
     let b = s.as_bytes();
-    let iso = b.windows(10).any(|w| {
-        w[..4].iter().all(u8::is_ascii_digit)
-            && w[4] == b'-'
-            && w[5..7].iter().all(u8::is_ascii_digit)
-            && w[7] == b'-'
-            && w[8..10].iter().all(u8::is_ascii_digit)
-    });
-    let time = b
-        .windows(5)
-        .any(|w| w[..2].iter().all(u8::is_ascii_digit) && w[2] == b':' && w[3..].iter().all(u8::is_ascii_digit));
+    let iso = shaped_anywhere(b, b"dddd-dd-dd");
+    let time = shaped_anywhere(b, b"dd:dd");
     let named = s
         .split(&[' ', ','][..])
         .any(|w| is_month(w) || WEEKDAYS.iter().any(|d| w.eq_ignore_ascii_case(d)));
@@ -274,11 +276,11 @@ pub(crate) fn is_month(s: &str) -> bool {
     if !s.bytes().next().is_some_and(|b| b.is_ascii_uppercase()) || s.len() < 3 || s.len() > 9 {
         return false;
     }
-    let l = s.to_ascii_lowercase();
-    l == "sept"
-        || MONTHS
-            .iter()
-            .any(|m| *m == l || (l.len() == 3 && m.starts_with(l.as_str())))
+    // Compared without case rather than on a lowercased copy (the names are ASCII lowercase).
+    s.eq_ignore_ascii_case("sept")
+        || MONTHS.iter().any(|m| {
+            m.eq_ignore_ascii_case(s) || (s.len() == 3 && m.as_bytes()[..3].eq_ignore_ascii_case(s.as_bytes()))
+        })
 }
 
 #[cfg(test)]

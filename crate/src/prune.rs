@@ -115,9 +115,14 @@ impl PruneRequest {
                 match k {
                     0 => messages = Some(read::array(v)?),
                     1 => strategy = Some(Strategy::from_value(v)?),
-                    2 => r.keep_messages = read::opt(v, read::usize_of)?,
-                    3 => r.target_tokens = read::opt(v, read::usize_of)?,
-                    4 => r.max_turns = read::opt(v, read::usize_of)?,
+                    2..=4 => {
+                        let n = read::opt(v, read::usize_of)?;
+                        *match k {
+                            2 => &mut r.keep_messages,
+                            3 => &mut r.target_tokens,
+                            _ => &mut r.max_turns,
+                        } = n;
+                    }
                     5 => r.protect_recent_turns = read::usize_of(v)?,
                     6 => r.preserve_system_messages = read::boolean(v)?,
                     7 => r.pins = read::pins(v)?,
@@ -222,6 +227,8 @@ struct Unit {
     range: Range<usize>,
     tokens: usize,
     turns: usize,
+    /// Its first turn.
+    first: usize,
     score: f64,
 }
 
@@ -234,9 +241,9 @@ pub fn pinned(pins: &Pins, id: &str, turn: &[Value]) -> bool {
     if pins.tools.is_empty() && pins.patterns.is_empty() {
         return false;
     }
+    let pinned_tool = |name: &str| pins.tools.iter().any(|t| t == name);
     let tool_hit = turn.iter().any(|m| {
-        message::tool_calls(m).iter().any(|c| pins.tools.contains(&c.name))
-            || pins.tools.iter().any(|t| message::str_field(m, "toolName") == t)
+        message::tool_calls(m).iter().any(|c| pinned_tool(&c.name)) || pinned_tool(message::str_field(m, "toolName"))
     });
     tool_hit
         || pins.patterns.iter().any(|pat| {
@@ -285,13 +292,13 @@ pub fn prune(req: &PruneRequest) -> Result<PruneResult, Error> {
             ))
         }
         Strategy::Fifo | Strategy::Importance if req.target_tokens.is_none() && req.max_turns.is_none() => {
-            return Err(Error::Input(format!(
-                "{} needs targetTokens (a token target) or maxTurns (how many turns to prune)",
+            return Err(Error::Input(
                 match req.strategy {
-                    Strategy::Fifo => "fifo",
-                    _ => "importance",
+                    Strategy::Fifo => "fifo needs targetTokens (a token target) or maxTurns (how many turns to prune)",
+                    _ => "importance needs targetTokens (a token target) or maxTurns (how many turns to prune)",
                 }
-            )))
+                .into(),
+            ))
         }
         _ => {}
     }
@@ -311,10 +318,10 @@ pub fn prune(req: &PruneRequest) -> Result<PruneResult, Error> {
         req.turn_tokens
             .get(&ids[k])
             .copied()
-            .unwrap_or_else(|| messages[spans[k].range.clone()].iter().map(tokens::message).sum())
+            .unwrap_or_else(|| tokens::messages(&messages[spans[k].range.clone()]))
     };
     let costs: Vec<usize> = (0..n).map(cost).collect();
-    let pre_tokens: usize = messages[preamble.clone()].iter().map(tokens::message).sum();
+    let pre_tokens = tokens::messages(&messages[preamble.clone()]);
     let tokens_before = pre_tokens + costs.iter().sum::<usize>();
 
     // Which turns may go.
@@ -365,6 +372,7 @@ pub fn prune(req: &PruneRequest) -> Result<PruneResult, Error> {
                 range,
                 tokens: costs[k..end].iter().sum(),
                 turns: end - k,
+                first: k,
                 score: 0.0,
             });
         } else {
@@ -376,18 +384,17 @@ pub fn prune(req: &PruneRequest) -> Result<PruneResult, Error> {
 
     // Candidate order.
     let mut order: Vec<usize> = (0..units.len()).collect();
-    let mut window_start = 0;
+    // `sliding-window`: units ending after this are not candidates.
+    let mut window_start = usize::MAX;
     match req.strategy {
         Strategy::Fifo => {}
         Strategy::SlidingWindow => {
             window_start = messages.len().saturating_sub(req.keep_messages.unwrap_or(0));
-            order.retain(|&u| units[u].range.end <= window_start);
         }
         Strategy::Importance => {
             let count = n.max(1) as f64;
             for u in units.iter_mut() {
-                let first = spans.iter().position(|s| s.range.start == u.range.start).unwrap_or(0);
-                let position = (first + 1) as f64 / count;
+                let position = (u.first + 1) as f64 / count;
                 u.score = importance(&messages[u.range.clone()], u.tokens, position);
             }
             turns::sort_by(&mut order, |&a, &b| {
@@ -405,7 +412,7 @@ pub fn prune(req: &PruneRequest) -> Result<PruneResult, Error> {
             if req.strategy != Strategy::SlidingWindow && req.target_tokens.is_some_and(|t| total <= t) {
                 break;
             }
-            if req.max_turns.is_some_and(|m| turns_pruned + units[u].turns > m) {
+            if units[u].range.end > window_start || req.max_turns.is_some_and(|m| turns_pruned + units[u].turns > m) {
                 continue;
             }
             chosen.push(u);
@@ -436,16 +443,34 @@ pub fn prune(req: &PruneRequest) -> Result<PruneResult, Error> {
             // cannot happen (each addition was checked), but never return an invalid plan
             gate_skips += chosen.len();
             chosen.clear();
-            steps = (0..messages.len()).map(Step::keep).collect();
+            steps = plan(messages, &units, &[], false);
         }
     }
     skipped.gate = gate_skips;
     turns::sort_by(&mut chosen, |&a, &b| units[a].range.start < units[b].range.start);
 
-    let kept: HashSet<usize> = steps.iter().filter_map(|s| s.source).collect();
-    let pruned_msgs: Vec<usize> = (0..messages.len()).filter(|i| !kept.contains(i)).collect();
-    let freed: usize = chosen.iter().map(|&u| units[u].tokens).sum();
-    let tokens_after = tokens_before - freed;
+    let mut kept = vec![false; messages.len()];
+    for s in &steps {
+        if let Some(i) = s.source {
+            kept[i] = true;
+        }
+    }
+    let pruned_msgs: Vec<usize> = (0..messages.len()).filter(|&i| !kept[i]).collect();
+    // One loop for the units, their ids and the tokens they free.
+    let mut pruned = Vec::with_capacity(chosen.len());
+    let mut turn_ids = Vec::new();
+    let mut tokens_after = tokens_before;
+    for &u in &chosen {
+        let x = &units[u];
+        turn_ids.extend_from_slice(&x.ids);
+        tokens_after -= x.tokens;
+        pruned.push(PrunedUnit {
+            turn_ids: x.ids.clone(),
+            range: (x.range.start, x.range.end),
+            tokens: x.tokens,
+            score: (req.strategy == Strategy::Importance).then_some(x.score),
+        });
+    }
     let target_met = match req.strategy {
         Strategy::SlidingWindow => units
             .iter()
@@ -453,18 +478,9 @@ pub fn prune(req: &PruneRequest) -> Result<PruneResult, Error> {
             .all(|(u, x)| x.range.end > window_start || chosen.contains(&u)),
         _ => req.target_tokens.map_or(true, |t| tokens_after <= t),
     };
-    let pruned: Vec<PrunedUnit> = chosen
-        .iter()
-        .map(|&u| PrunedUnit {
-            turn_ids: units[u].ids.clone(),
-            range: (units[u].range.start, units[u].range.end),
-            tokens: units[u].tokens,
-            score: (req.strategy == Strategy::Importance).then_some(units[u].score),
-        })
-        .collect();
     Ok(PruneResult {
         strategy: req.strategy,
-        turn_ids: pruned.iter().flat_map(|p| p.turn_ids.clone()).collect(),
+        turn_ids,
         pruned,
         messages_before: messages.len(),
         messages_after: steps.len(),
