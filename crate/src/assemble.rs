@@ -627,6 +627,7 @@ fn turn_id<'a>(ctx: &'a Context, spans: &[TurnSpan], t: usize) -> Cow<'a, str> {
 /// Tokens of turn `t` as it would be rendered. A stub that continues the previous turn's
 /// stub run of the same topic costs only its share of the run's id range; a run head is
 /// costed as a run of one (a slight over-estimate, so the budget holds).
+#[inline(never)]
 fn cost<'a>(
     messages: &[Value],
     plans: &[TurnPlan],
@@ -656,17 +657,6 @@ fn cost<'a>(
         }
     };
     steps_tokens(messages, &steps)
-}
-
-/// The user message of a span (its first message) and its last assistant message.
-fn anchors(messages: &[Value], span: &TurnSpan) -> (usize, Option<usize>) {
-    let user = span.range.start;
-    let asst = span
-        .range
-        .clone()
-        .rev()
-        .find(|&i| message::kind(&messages[i]) == Kind::Assistant);
-    (user, asst)
 }
 
 fn with_text(src: &Value, text: String) -> Value {
@@ -702,25 +692,7 @@ fn short_ask(messages: &[Value], i: usize) -> String {
 /// A summarized turn: the user message (shortened if long) and the summary in the turn's
 /// last assistant message.
 fn summary_steps(messages: &[Value], p: &TurnPlan, summary_text: &str) -> Vec<Step> {
-    let (u, a) = anchors(messages, &p.span);
-    let user_step = if tokens::message(&messages[u]) <= SUMMARY_ASK_TOKENS {
-        Step::keep(u)
-    } else {
-        Step::replace(u, with_text(&messages[u], short_ask(messages, u)))
-    };
-    match a {
-        Some(a) => vec![
-            user_step,
-            Step::replace(a, with_text(&messages[a], summary_text.to_string())),
-        ],
-        None => vec![Step::replace(
-            u,
-            with_text(
-                &messages[u],
-                turns::join(&[&short_ask(messages, u), summary_text], "\n"),
-            ),
-        )],
-    }
+    folded_steps(messages, &p.span, &p.span, true, summary_text, "\n")
 }
 
 /// A run of stubbed turns: the first turn's ask, shortened, and one stub line in the last
@@ -728,18 +700,46 @@ fn summary_steps(messages: &[Value], p: &TurnPlan, summary_text: &str) -> Vec<St
 fn stub_run(messages: &[Value], run: &[TurnPlan], label: &str, ids: &[String], tokens: usize) -> (Vec<Step>, usize) {
     let id_refs: Vec<&str> = ids.iter().map(String::as_str).collect();
     let line = summary::stub(label, &id_refs, tokens);
-    let (u, _) = anchors(messages, &run[0].span);
-    let asst = run.iter().rev().find_map(|p| anchors(messages, &p.span).1);
-    let steps = match asst {
-        Some(a) => vec![
-            Step::replace(u, with_text(&messages[u], short_ask(messages, u))),
-            Step::replace(a, with_text(&messages[a], line)),
-        ],
-        None => vec![Step::replace(
-            u,
-            with_text(&messages[u], turns::join(&[&short_ask(messages, u), &line], " ")),
-        )],
-    };
+    let steps = folded_steps(messages, &run[0].span, &run[run.len() - 1].span, false, &line, " ");
     let after = steps_tokens(messages, &steps);
     (steps, after)
+}
+
+/// The steps of a folded run of turns (`first` to `last`, possibly one turn): the first
+/// turn's user message and `text` in the last assistant message of the run; without an
+/// assistant message, the shortened ask and `text` joined by `sep` in the user message.
+/// `keep_short_ask`: a user message of at most [`SUMMARY_ASK_TOKENS`] is kept as it is.
+#[inline(never)]
+fn folded_steps(
+    messages: &[Value],
+    first: &TurnSpan,
+    last: &TurnSpan,
+    keep_short_ask: bool,
+    text: &str,
+    sep: &str,
+) -> Vec<Step> {
+    let u = first.range.start;
+    // The last assistant message of the run: spans are contiguous, so searching back from the
+    // end of the last one finds the last turn's, else an earlier turn's.
+    let mut asst = None;
+    for i in (u..last.range.end).rev() {
+        if message::kind(&messages[i]) == Kind::Assistant {
+            asst = Some(i);
+            break;
+        }
+    }
+    match asst {
+        Some(a) => {
+            let user_step = if keep_short_ask && tokens::message(&messages[u]) <= SUMMARY_ASK_TOKENS {
+                Step::keep(u)
+            } else {
+                Step::replace(u, with_text(&messages[u], short_ask(messages, u)))
+            };
+            vec![user_step, Step::replace(a, with_text(&messages[a], text.to_string()))]
+        }
+        None => vec![Step::replace(
+            u,
+            with_text(&messages[u], turns::join(&[&short_ask(messages, u), text], sep)),
+        )],
+    }
 }

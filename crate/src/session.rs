@@ -222,6 +222,7 @@ impl Session {
         }
     }
 
+    #[inline(never)]
     fn reset_segmenter(&mut self) {
         self.segmenter = Segmenter::new(topic_config(&self.config));
         self.fed = 0;
@@ -459,6 +460,7 @@ impl Session {
     }
 
     /// Each indexed turn's position, by id.
+    #[inline(never)]
     fn positions(&self) -> HashMap<&str, usize> {
         let mut out = HashMap::default();
         for (i, t) in self.index.turns.iter().enumerate() {
@@ -532,6 +534,7 @@ fn topic_config(c: &Config) -> TopicConfig {
 }
 
 /// The cleaner alone (mode `clean`): no folding, no budget enforcement.
+#[inline(never)]
 fn clean_only(messages: &[Value], config: &Config, budget: usize, complete: bool) -> AssembleResult {
     let r = crate::clean_history(messages, &config.clean(), complete);
     let stats = assemble::AssembleStats {
