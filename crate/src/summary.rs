@@ -1114,7 +1114,7 @@ fn number<'t>(ws: &[Word<'t>], i: usize, text: &'t str) -> Option<(&'t str, bool
     let version = strip_ascii(s, b"vV").filter(|r| r.bytes().next().is_some_and(|b| b.is_ascii_digit()));
     if let Some(v) = version {
         let ok = v.contains('.') && bytes_all(v, |b| b.is_ascii_digit() || b == b'.');
-        return ok.then(|| (core, false, 1));
+        return ok.then_some((core, false, 1));
     }
     let s = match strip_ascii(s, b"-+") {
         Some(r) if r.bytes().next().is_some_and(|b| b.is_ascii_digit()) => r,
@@ -1144,13 +1144,13 @@ fn number<'t>(ws: &[Word<'t>], i: usize, text: &'t str) -> Option<(&'t str, bool
     }
     let (num, suffix) = s.split_at(k);
     if dots >= 2 {
-        return suffix.is_empty().then(|| (core, false, 1));
+        return suffix.is_empty().then_some((core, false, 1));
     }
     if suffix == "%" {
         return Some((core, true, 1));
     }
     if !suffix.is_empty() {
-        return listed_ci(ATTACHED_UNITS, suffix).then(|| (core, true, 1));
+        return listed_ci(ATTACHED_UNITS, suffix).then_some((core, true, 1));
     }
     let zero = bytes_all(num, |c| !(b'1'..=b'9').contains(&c));
     // A unit right after it, CJK (`500元`, `3小时`) or a word (`12 passed`, `840 tokens`).
@@ -1204,10 +1204,16 @@ fn is_camel(w: &str) -> bool {
     if !b.first().is_some_and(u8::is_ascii_alphabetic) {
         return false;
     }
-    b.windows(2)
-        .any(|p| p[0].is_ascii_lowercase() && p[1].is_ascii_uppercase())
-        || b.windows(3)
-            .any(|p| p[0].is_ascii_uppercase() && p[1].is_ascii_uppercase() && p[2].is_ascii_lowercase())
+    // `aB` or `ABc` somewhere.
+    for k in 1..b.len() {
+        if b[k].is_ascii_uppercase()
+            && (b[k - 1].is_ascii_lowercase()
+                || (b[k - 1].is_ascii_uppercase() && b.get(k + 1).is_some_and(u8::is_ascii_lowercase)))
+        {
+            return true;
+        }
+    }
+    false
 }
 
 fn is_word_ident(w: &str) -> bool {
@@ -1261,8 +1267,7 @@ fn ident_like(w: &str) -> bool {
         && w.bytes()
             .next()
             .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_' || b == b'$')
-        && w.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"_.:-$#@!?".contains(&b))
+        && bytes_all(w, |b| b.is_ascii_alphanumeric() || b"_.:-$#@!?".contains(&b))
 }
 
 #[rustfmt::skip]
@@ -1958,8 +1963,8 @@ fn fit(lines: &mut [Line], max: usize) {
         return;
     }
     let mut order = Vec::new();
-    for k in 0..lines.len() {
-        if lines[k].rank < 100 {
+    for (k, line) in lines.iter().enumerate() {
+        if line.rank < 100 {
             order.push(k);
         }
     }
