@@ -120,7 +120,9 @@ pub fn extractive(input: &SummaryInput) -> String {
         chars_for_tokens(&answer_src, room.saturating_mul(35) / 100),
     );
 
-    let shown = format!("{ask} {answer}");
+    let mut shown = ask.clone();
+    shown.push(' ');
+    shown.push_str(&answer);
     let f = &s.facts;
     let fresh = |items: &[String], cap: usize, chars: usize| -> Vec<String> {
         let mut out = Vec::new();
@@ -672,9 +674,13 @@ fn words(text: &str) -> Vec<Word<'_>> {
             let code = if fence { Code::Fence } else { span };
             let rest = &line[i..];
             if starts_with_ci(rest, "http://") || starts_with_ci(rest, "https://") {
-                let len = rest
-                    .find(|ch: char| ch.is_whitespace() || is_cjk(ch) || "\"'<>`|".contains(ch))
-                    .unwrap_or(rest.len());
+                let mut len = rest.len();
+                for (k, ch) in rest.char_indices() {
+                    if ch.is_whitespace() || is_cjk(ch) || "\"'<>`|".contains(ch) {
+                        len = k;
+                        break;
+                    }
+                }
                 let url = trim_url(&rest[..len]);
                 let start = offset(text, url);
                 out.push(Word {
@@ -727,7 +733,7 @@ fn words(text: &str) -> Vec<Word<'_>> {
 fn open_span(rest: &str) -> Code {
     let head = &rest[..floor_boundary(rest, 120)];
     match head.find('`') {
-        Some(j) if j > 0 && !head[..j].contains(char::is_whitespace) => Code::Word,
+        Some(j) if j > 0 && !head[..j].chars().any(char::is_whitespace) => Code::Word,
         _ => Code::Span,
     }
 }
@@ -958,8 +964,10 @@ fn cjk_date<'t>(ws: &[Word], i: usize, text: &'t str) -> Option<(&'t str, usize)
 
 /// `2026-11-30`, `2026-11-30T05:02:00Z`, `2026/11/30`, `30/11/2026`, `30.11.2026`.
 fn is_date(w: &str) -> bool {
+    // The date characters are ASCII, so the first other byte starts a character.
     let k = w
-        .find(|c: char| !(c.is_ascii_digit() || c == '-' || c == '/' || c == '.'))
+        .bytes()
+        .position(|c| !(c.is_ascii_digit() || c == b'-' || c == b'/' || c == b'.'))
         .unwrap_or(w.len());
     let (head, tail) = w.split_at(k);
     if !(tail.is_empty() || tail.starts_with('T')) {
@@ -972,7 +980,7 @@ fn is_date(w: &str) -> bool {
     let (Some(a), Some(b), Some(c), None) = (groups.next(), groups.next(), groups.next(), groups.next()) else {
         return false;
     };
-    if [a, b, c].iter().any(|g| g.is_empty() || !all_digits(g)) {
+    if a.is_empty() || b.is_empty() || c.is_empty() || !all_digits(a) || !all_digits(b) || !all_digits(c) {
         return false;
     }
     let n = digits_value;
@@ -1043,10 +1051,10 @@ fn is_path(w: &str) -> bool {
     }
     if slashes >= 1 {
         let inner = bare.strip_suffix('/').unwrap_or(bare);
-        return !inner.split('/').any(str::is_empty) && (split_ext(last).is_some() || slashes >= 2);
+        return segments_filled(inner, b'/') && (split_ext(last).is_some() || slashes >= 2);
     }
     if bare.contains('\\') {
-        return bare.split('\\').all(|s| !s.is_empty()) && split_ext(last).is_some();
+        return segments_filled(bare, b'\\') && split_ext(last).is_some();
     }
     match split_ext(bare) {
         Some((stem, ext)) => {
@@ -1057,6 +1065,18 @@ fn is_path(w: &str) -> bool {
         }
         None => false,
     }
+}
+
+/// Whether every `sep`-separated segment of `s` is non-empty (`s.split(sep).all(..)`).
+fn segments_filled(s: &str, sep: u8) -> bool {
+    let mut prev = sep;
+    for b in s.bytes() {
+        if b == sep && prev == sep {
+            return false;
+        }
+        prev = b;
+    }
+    prev != sep
 }
 
 #[rustfmt::skip]
@@ -1094,7 +1114,7 @@ fn number<'t>(ws: &[Word<'t>], i: usize, text: &'t str) -> Option<(&'t str, bool
     let version = strip_ascii(s, b"vV").filter(|r| r.bytes().next().is_some_and(|b| b.is_ascii_digit()));
     if let Some(v) = version {
         let ok = v.contains('.') && bytes_all(v, |b| b.is_ascii_digit() || b == b'.');
-        return ok.then(|| (core, false, 1));
+        return ok.then_some((core, false, 1));
     }
     let s = match strip_ascii(s, b"-+") {
         Some(r) if r.bytes().next().is_some_and(|b| b.is_ascii_digit()) => r,
@@ -1124,13 +1144,13 @@ fn number<'t>(ws: &[Word<'t>], i: usize, text: &'t str) -> Option<(&'t str, bool
     }
     let (num, suffix) = s.split_at(k);
     if dots >= 2 {
-        return suffix.is_empty().then(|| (core, false, 1));
+        return suffix.is_empty().then_some((core, false, 1));
     }
     if suffix == "%" {
         return Some((core, true, 1));
     }
     if !suffix.is_empty() {
-        return listed_ci(ATTACHED_UNITS, suffix).then(|| (core, true, 1));
+        return listed_ci(ATTACHED_UNITS, suffix).then_some((core, true, 1));
     }
     let zero = bytes_all(num, |c| !(b'1'..=b'9').contains(&c));
     // A unit right after it, CJK (`500元`, `3小时`) or a word (`12 passed`, `840 tokens`).
@@ -1184,10 +1204,16 @@ fn is_camel(w: &str) -> bool {
     if !b.first().is_some_and(u8::is_ascii_alphabetic) {
         return false;
     }
-    b.windows(2)
-        .any(|p| p[0].is_ascii_lowercase() && p[1].is_ascii_uppercase())
-        || b.windows(3)
-            .any(|p| p[0].is_ascii_uppercase() && p[1].is_ascii_uppercase() && p[2].is_ascii_lowercase())
+    // `aB` or `ABc` somewhere.
+    for k in 1..b.len() {
+        if b[k].is_ascii_uppercase()
+            && (b[k - 1].is_ascii_lowercase()
+                || (b[k - 1].is_ascii_uppercase() && b.get(k + 1).is_some_and(u8::is_ascii_lowercase)))
+        {
+            return true;
+        }
+    }
+    false
 }
 
 fn is_word_ident(w: &str) -> bool {
@@ -1241,8 +1267,7 @@ fn ident_like(w: &str) -> bool {
         && w.bytes()
             .next()
             .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_' || b == b'$')
-        && w.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"_.:-$#@!?".contains(&b))
+        && bytes_all(w, |b| b.is_ascii_alphanumeric() || b"_.:-$#@!?".contains(&b))
 }
 
 #[rustfmt::skip]
@@ -1453,14 +1478,7 @@ fn is_error_line(line: &str) -> bool {
     if lower.starts_with("error") || head.starts_with("FAIL ") || has_word(head, "ERROR") {
         return true;
     }
-    // `error:` as a message (`TypeError: x`, `error: x`), not a path (`crate::error::Error`).
     let b = lower.as_bytes();
-    if lower
-        .match_indices("error:")
-        .any(|(k, _)| b.get(k + 6) != Some(&b':') && (k == 0 || b[k - 1] != b':'))
-    {
-        return true;
-    }
     for w in ["failed", "failure", "failures"] {
         for (k, _) in lower.match_indices(w) {
             let after = lower.as_bytes().get(k + w.len()).copied();
@@ -1475,9 +1493,13 @@ fn is_error_line(line: &str) -> bool {
             }
         }
     }
-    // `error` or `errors` after a non-zero count (`errors` starts with `error`, so its places
-    // are among those of `error`).
     for (k, _) in lower.match_indices("error") {
+        // `error:` as a message (`TypeError: x`, `error: x`), not a path (`crate::error::Error`).
+        if b.get(k + 5) == Some(&b':') && b.get(k + 6) != Some(&b':') && (k == 0 || b[k - 1] != b':') {
+            return true;
+        }
+        // `error` or `errors` after a non-zero count (`errors` starts with `error`, so its
+        // places are among those of `error`).
         let prev = word_before(&lower, k);
         if !prev.is_empty() && all_digits(prev) && bytes_any(prev, |b| b != b'0') {
             return true;
@@ -1619,7 +1641,9 @@ const LINE_PREFIXES: &str = "system: assistant: user: human: developer: tool: <|
 fn neutralise_line(line: &str) -> String {
     let t = line.trim_start();
     if words_in(LINE_PREFIXES).any(|p| starts_with_ci(t, p)) {
-        format!("> {t}")
+        let mut out = String::from("> ");
+        out.push_str(t);
+        out
     } else {
         line.to_string()
     }
@@ -1663,7 +1687,9 @@ fn cut_chars(s: &str, max: usize) -> String {
             head = &head[..sp];
         }
     }
-    format!("{}…", head.trim_end())
+    let mut out = head.trim_end().to_string();
+    out.push('…');
+    out
 }
 
 /// At most `max` characters of `s` (cleaned): whole leading sentences, and the closing question
@@ -1733,7 +1759,9 @@ fn brief(text: &str, max: usize) -> String {
     while !text.is_char_boundary(tail_start) {
         tail_start += 1;
     }
-    let joined = format!("{head}\n…\n{}", &text[tail_start..]);
+    let mut joined = head.to_string();
+    joined.push_str("\n…\n");
+    joined.push_str(&text[tail_start..]);
     shorten(&plain_text(&joined), max)
 }
 
@@ -1820,8 +1848,9 @@ fn stub_label(label: &str) -> String {
     if tokens::text(&clean) <= LABEL_TOKENS {
         return clean;
     }
-    let cut = prefix_within(&clean, LABEL_TOKENS.saturating_sub(1));
-    format!("{cut}…")
+    let mut cut = prefix_within(&clean, LABEL_TOKENS.saturating_sub(1));
+    cut.push('…');
+    cut
 }
 
 /// `840`, `8.4k`, `84k`, `1.2M`.
@@ -1904,7 +1933,10 @@ impl Line {
         let line = if self.label.is_empty() {
             body
         } else {
-            format!("{}: {body}", self.label)
+            let mut line = self.label.to_string();
+            line.push_str(": ");
+            line.push_str(&body);
+            line
         };
         Some(neutralise_line(&line))
     }
@@ -1931,8 +1963,8 @@ fn fit(lines: &mut [Line], max: usize) {
         return;
     }
     let mut order = Vec::new();
-    for k in 0..lines.len() {
-        if lines[k].rank < 100 {
+    for (k, line) in lines.iter().enumerate() {
+        if line.rank < 100 {
             order.push(k);
         }
     }
