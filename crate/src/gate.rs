@@ -52,7 +52,7 @@ fn shape(m: &Value) -> Shape {
     Shape {
         kind,
         blank: kind == Kind::Assistant && (message::is_empty_assistant(m) || has_blank_text(m)),
-        calls: message::tool_calls(m).into_iter().map(|c| c.id).collect(),
+        calls: message::call_ids(m),
         results: message::result_ids(m),
     }
 }
@@ -71,7 +71,7 @@ fn counts(ms: &[Rc<Shape>]) -> Counts {
     let mut c = Counts::default();
     let mut pairer = Pairer::default();
     for m in ms {
-        pairer.push_ids(m.calls.iter().cloned(), &m.results);
+        pairer.push_ids(&m.calls, &m.results);
     }
     let pairing = pairer.pairing();
     let turn_msg = |i: &usize| matches!(ms[*i].kind, Kind::User | Kind::Assistant);
