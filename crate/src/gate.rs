@@ -151,7 +151,11 @@ fn of_kind(parts: &[Value], k: PartKind) -> Vec<&Value> {
 
 /// The standalone shapes of the messages `steps` stand for.
 fn shapes(input: &[Value], steps: &[Step]) -> Vec<Rc<Shape>> {
-    steps.iter().map(|s| shape_of(input, s)).collect()
+    let mut out = Vec::with_capacity(steps.len());
+    for s in steps {
+        out.push(shape_of(input, s));
+    }
+    out
 }
 
 /// Checks `steps` over `input`. `live_from`: first index of the live tool loop, if any.
@@ -173,10 +177,12 @@ pub fn check(input: &[Value], steps: &[Step], live_from: Option<usize>) -> Resul
     }
     // Rule 8: no message with thinking dropped from the live tool loop.
     if let Some(l) = live_from {
-        if let Some(i) =
-            (l..input.len()).find(|&i| message::has_reasoning(&input[i]) && !steps.iter().any(|s| s.source == Some(i)))
-        {
-            return refuse_at(8, i, "dropped with its thinking from the live tool loop");
+        let mut i = l;
+        while i < input.len() {
+            if message::has_reasoning(&input[i]) && !steps.iter().any(|s| s.source == Some(i)) {
+                return refuse_at(8, i, "dropped with its thinking from the live tool loop");
+            }
+            i += 1;
         }
     }
     // The output may keep a violation the input already had: the input is counted only when
@@ -226,10 +232,9 @@ fn relational(input: &[Value], s: &Step, live_from: Option<usize>) -> Result<(),
     let Some(out) = &s.message else { return Ok(()) };
     let Some(i) = s.source else {
         // Inserted messages carry no signed or binary content (rules 7, 13).
-        if message::parts(out).is_some_and(|p| {
-            p.iter()
-                .any(|x| matches!(message::part_kind(x), PartKind::Thinking | PartKind::Image))
-        }) {
+        if message::parts(out)
+            .is_some_and(|p| message::count_parts(p, PartKind::Thinking) + message::count_parts(p, PartKind::Image) > 0)
+        {
             return refuse(7, "an inserted message carries thinking or image content".into());
         }
         return Ok(());

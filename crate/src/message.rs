@@ -106,7 +106,7 @@ fn is_tool_result_carrier(msg: &Value) -> bool {
 }
 
 /// How many of `parts` are of kind `k`.
-fn count_parts(parts: &[Value], k: PartKind) -> usize {
+pub(crate) fn count_parts(parts: &[Value], k: PartKind) -> usize {
     let mut n = 0;
     for p in parts {
         if part_kind(p) == k {
