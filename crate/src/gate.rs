@@ -75,9 +75,12 @@ fn counts(ms: &[Rc<Shape>]) -> Counts {
     }
     let pairing = pairer.pairing();
     let turn_msg = |i: &usize| matches!(ms[*i].kind, Kind::User | Kind::Assistant);
-    let sig: Vec<usize> = (0..ms.len())
-        .filter(|&i| matches!(ms[i].kind, Kind::User | Kind::Assistant | Kind::ToolResult))
-        .collect();
+    let mut sig: Vec<usize> = Vec::new();
+    for (i, m) in ms.iter().enumerate() {
+        if matches!(m.kind, Kind::User | Kind::Assistant | Kind::ToolResult) {
+            sig.push(i);
+        }
+    }
     // The live, unfinished tool loop at the very end may have unanswered calls.
     let last_turn_msg = sig.iter().rev().find(|i| turn_msg(i)).copied();
     for (pos, &i) in sig.iter().enumerate() {
@@ -146,7 +149,13 @@ fn refuse_at(rule: u8, i: usize, what: &str) -> Result<(), Refusal> {
 
 /// The parts of kind `k`, in order.
 fn of_kind(parts: &[Value], k: PartKind) -> Vec<&Value> {
-    parts.iter().filter(|p| message::part_kind(p) == k).collect()
+    let mut out = Vec::new();
+    for p in parts {
+        if message::part_kind(p) == k {
+            out.push(p);
+        }
+    }
+    out
 }
 
 /// The standalone shapes of the messages `steps` stand for.

@@ -22,7 +22,7 @@
 use crate::error::Error;
 use crate::frontier;
 use crate::gate;
-use crate::hash::{HashMap, HashSet};
+use crate::hash::HashMap;
 use crate::message::{self, Kind};
 use crate::pairing::Pairing;
 use crate::read::{self, Bad, Parsed};
@@ -335,7 +335,6 @@ pub fn prune(req: &PruneRequest) -> Result<PruneResult, Error> {
     let live_turn = spans
         .iter()
         .position(|s| s.range.contains(&fr.index) || fr.loop_start.is_some_and(|l| s.range.contains(&l)));
-    let exclude: HashSet<&str> = req.exclude.iter().map(String::as_str).collect();
     let mut skipped = Skipped::default();
     let mut blocked = vec![false; n];
     for k in 0..n {
@@ -345,7 +344,7 @@ pub fn prune(req: &PruneRequest) -> Result<PruneResult, Error> {
         } else if pinned(&req.pins, &ids[k], &messages[spans[k].range.clone()]) {
             skipped.pinned += 1;
             blocked[k] = true;
-        } else if exclude.contains(ids[k].as_str()) {
+        } else if req.exclude.contains(&ids[k]) {
             skipped.excluded += 1;
             blocked[k] = true;
         }
