@@ -112,7 +112,10 @@ pub fn clean_keeping(
     // The live tool loop is in progress even before its frontier: its earlier steps, their
     // results and their thinking stay whole (PROVIDERS.md rule 8).
     let end = fr.loop_start.map_or(end, |s| end.min(s));
-    let kinds: Vec<Kind> = messages.iter().map(message::kind).collect();
+    let mut kinds: Vec<Kind> = Vec::with_capacity(messages.len());
+    for m in messages {
+        kinds.push(message::kind(m));
+    }
     let mut drop_ex = vec![false; messages.len()];
     if cfg.drop_tool_results {
         for i in 0..end {

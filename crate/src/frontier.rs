@@ -53,9 +53,7 @@ pub fn find(messages: &[Value], pairing: &Pairing) -> Frontier {
                 };
             }
             Kind::ToolResult => {
-                let issuer = pairing
-                    .issuer_of(i)
-                    .or_else(|| (0..i).rev().find(|&j| message::kind(&messages[j]) == Kind::Assistant));
+                let issuer = pairing.issuer_of(i).or_else(|| last_of(messages, i, Kind::Assistant));
                 return match issuer {
                     Some(a) => Frontier {
                         index: a,
@@ -78,11 +76,19 @@ pub fn find(messages: &[Value], pairing: &Pairing) -> Frontier {
 
 /// The first message after the last user prompt before `i`.
 fn loop_start(messages: &[Value], i: usize) -> usize {
-    (0..i)
-        .rev()
-        .find(|&j| message::kind(&messages[j]) == Kind::User)
-        .map(|u| u + 1)
-        .unwrap_or(0)
+    last_of(messages, i, Kind::User).map_or(0, |u| u + 1)
+}
+
+/// The last message of kind `k` before `i`.
+fn last_of(messages: &[Value], i: usize, k: Kind) -> Option<usize> {
+    let mut j = i;
+    while j > 0 {
+        j -= 1;
+        if message::kind(&messages[j]) == k {
+            return Some(j);
+        }
+    }
+    None
 }
 
 /// Index of the `k`-th user prompt counting backwards from (and excluding) `frontier`;

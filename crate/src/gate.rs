@@ -52,7 +52,7 @@ fn shape(m: &Value) -> Shape {
     Shape {
         kind,
         blank: kind == Kind::Assistant && (message::is_empty_assistant(m) || has_blank_text(m)),
-        calls: message::tool_calls(m).into_iter().map(|c| c.id).collect(),
+        calls: message::call_ids(m),
         results: message::result_ids(m),
     }
 }
@@ -71,13 +71,16 @@ fn counts(ms: &[Rc<Shape>]) -> Counts {
     let mut c = Counts::default();
     let mut pairer = Pairer::default();
     for m in ms {
-        pairer.push_ids(m.calls.iter().cloned(), &m.results);
+        pairer.push_ids(&m.calls, &m.results);
     }
     let pairing = pairer.pairing();
     let turn_msg = |i: &usize| matches!(ms[*i].kind, Kind::User | Kind::Assistant);
-    let sig: Vec<usize> = (0..ms.len())
-        .filter(|&i| matches!(ms[i].kind, Kind::User | Kind::Assistant | Kind::ToolResult))
-        .collect();
+    let mut sig: Vec<usize> = Vec::new();
+    for (i, m) in ms.iter().enumerate() {
+        if matches!(m.kind, Kind::User | Kind::Assistant | Kind::ToolResult) {
+            sig.push(i);
+        }
+    }
     // The live, unfinished tool loop at the very end may have unanswered calls.
     let last_turn_msg = sig.iter().rev().find(|i| turn_msg(i)).copied();
     for (pos, &i) in sig.iter().enumerate() {
@@ -146,12 +149,22 @@ fn refuse_at(rule: u8, i: usize, what: &str) -> Result<(), Refusal> {
 
 /// The parts of kind `k`, in order.
 fn of_kind(parts: &[Value], k: PartKind) -> Vec<&Value> {
-    parts.iter().filter(|p| message::part_kind(p) == k).collect()
+    let mut out = Vec::new();
+    for p in parts {
+        if message::part_kind(p) == k {
+            out.push(p);
+        }
+    }
+    out
 }
 
 /// The standalone shapes of the messages `steps` stand for.
 fn shapes(input: &[Value], steps: &[Step]) -> Vec<Rc<Shape>> {
-    steps.iter().map(|s| shape_of(input, s)).collect()
+    let mut out = Vec::with_capacity(steps.len());
+    for s in steps {
+        out.push(shape_of(input, s));
+    }
+    out
 }
 
 /// Checks `steps` over `input`. `live_from`: first index of the live tool loop, if any.
@@ -173,10 +186,12 @@ pub fn check(input: &[Value], steps: &[Step], live_from: Option<usize>) -> Resul
     }
     // Rule 8: no message with thinking dropped from the live tool loop.
     if let Some(l) = live_from {
-        if let Some(i) =
-            (l..input.len()).find(|&i| message::has_reasoning(&input[i]) && !steps.iter().any(|s| s.source == Some(i)))
-        {
-            return refuse_at(8, i, "dropped with its thinking from the live tool loop");
+        let mut i = l;
+        while i < input.len() {
+            if message::has_reasoning(&input[i]) && !steps.iter().any(|s| s.source == Some(i)) {
+                return refuse_at(8, i, "dropped with its thinking from the live tool loop");
+            }
+            i += 1;
         }
     }
     // The output may keep a violation the input already had: the input is counted only when
@@ -226,10 +241,9 @@ fn relational(input: &[Value], s: &Step, live_from: Option<usize>) -> Result<(),
     let Some(out) = &s.message else { return Ok(()) };
     let Some(i) = s.source else {
         // Inserted messages carry no signed or binary content (rules 7, 13).
-        if message::parts(out).is_some_and(|p| {
-            p.iter()
-                .any(|x| matches!(message::part_kind(x), PartKind::Thinking | PartKind::Image))
-        }) {
+        if message::parts(out)
+            .is_some_and(|p| message::count_parts(p, PartKind::Thinking) + message::count_parts(p, PartKind::Image) > 0)
+        {
             return refuse(7, "an inserted message carries thinking or image content".into());
         }
         return Ok(());

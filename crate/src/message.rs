@@ -100,9 +100,20 @@ fn classify(msg: &Value) -> Kind {
 /// An Anthropic user message whose content is only `tool_result` blocks (at least one).
 fn is_tool_result_carrier(msg: &Value) -> bool {
     match parts(msg) {
-        Some(p) if !p.is_empty() => p.iter().all(|b| part_kind(b) == PartKind::ToolResult),
+        Some(p) if !p.is_empty() => count_parts(p, PartKind::ToolResult) == p.len(),
         _ => false,
     }
+}
+
+/// How many of `parts` are of kind `k`.
+pub(crate) fn count_parts(parts: &[Value], k: PartKind) -> usize {
+    let mut n = 0;
+    for p in parts {
+        if part_kind(p) == k {
+            n += 1;
+        }
+    }
+    n
 }
 
 /// The tool calls an assistant message issues, in order: OpenClaw `toolCall` parts,
@@ -136,9 +147,18 @@ pub fn tool_calls(msg: &Value) -> Vec<CallRef> {
     out
 }
 
+/// The ids of [`tool_calls`], in order.
+pub fn call_ids(msg: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    for c in tool_calls(msg) {
+        out.push(c.id);
+    }
+    out
+}
+
 /// Whether a message has a tool call part or OpenAI `tool_calls` entries.
 fn issues_calls(msg: &Value) -> bool {
-    parts(msg).is_some_and(|p| p.iter().any(|part| part_kind(part) == PartKind::ToolCall))
+    parts(msg).is_some_and(|p| count_parts(p, PartKind::ToolCall) > 0)
         || field(msg, "tool_calls")
             .and_then(Value::as_array)
             .is_some_and(|c| !c.is_empty())
@@ -152,14 +172,15 @@ pub fn result_ids(msg: &Value) -> Vec<String> {
     match role(msg) {
         "toolResult" => vec![str_field(msg, "toolCallId").to_string()],
         "tool" => vec![str_field(msg, "tool_call_id").to_string()],
-        "user" => parts(msg)
-            .map(|p| {
-                p.iter()
-                    .filter(|b| part_kind(b) == PartKind::ToolResult)
-                    .map(|b| str_field(b, "tool_use_id").to_string())
-                    .collect()
-            })
-            .unwrap_or_default(),
+        "user" => {
+            let mut out = Vec::new();
+            for b in parts(msg).map_or(&[][..], Vec::as_slice) {
+                if part_kind(b) == PartKind::ToolResult {
+                    out.push(str_field(b, "tool_use_id").to_string());
+                }
+            }
+            out
+        }
         _ => Vec::new(),
     }
 }
@@ -207,9 +228,7 @@ pub fn has_reasoning(msg: &Value) -> bool {
     let top = field(msg, "reasoning_content")
         .map(|v| !v.is_null() && v.as_str() != Some(""))
         .unwrap_or(false);
-    top || parts(msg)
-        .map(|p| p.iter().any(|b| part_kind(b) == PartKind::Thinking))
-        .unwrap_or(false)
+    top || parts(msg).is_some_and(|p| count_parts(p, PartKind::Thinking) > 0)
 }
 
 /// An assistant message that is "empty" for providers: no parts, only thinking, or only
@@ -236,8 +255,8 @@ pub fn is_empty_assistant(msg: &Value) -> bool {
 /// assistant tool-call message without its reasoning (PROVIDERS.md rule 9). Unknown
 /// providers are assumed to need it.
 pub fn provider_tolerates_missing_reasoning(msg: &Value) -> bool {
-    let provider = str_field(msg, "provider").to_ascii_lowercase();
-    let api = str_field(msg, "api").to_ascii_lowercase();
+    let provider = str_field(msg, "provider");
+    let api = str_field(msg, "api").as_bytes();
     const SAFE: [&str; 6] = [
         "anthropic",
         "openai",
@@ -246,10 +265,12 @@ pub fn provider_tolerates_missing_reasoning(msg: &Value) -> bool {
         "azure-openai",
         "vertex",
     ];
-    if SAFE.iter().any(|p| provider == *p) {
-        return true;
+    for p in SAFE {
+        if provider.eq_ignore_ascii_case(p) {
+            return true;
+        }
     }
-    provider.is_empty() && api.starts_with("anthropic")
+    provider.is_empty() && api.len() >= 9 && api[..9].eq_ignore_ascii_case(b"anthropic")
 }
 
 /// A mutable view of a message's object, for the few places that build replacements.

@@ -45,17 +45,16 @@ impl Pairer {
     /// Pairs the next message: its results answer the nearest preceding unanswered calls of
     /// the same ids.
     pub fn push(&mut self, msg: &Value) {
-        let calls = message::tool_calls(msg);
-        self.push_ids(calls.into_iter().map(|c| c.id), &message::result_ids(msg));
+        self.push_ids(&message::call_ids(msg), &message::result_ids(msg));
     }
 
     /// [`Pairer::push`] of a message with these call ids and result ids.
-    pub fn push_ids(&mut self, calls: impl ExactSizeIterator<Item = String>, ids: &[String]) {
+    pub fn push_ids(&mut self, calls: &[String], ids: &[String]) {
         let p = Rc::make_mut(&mut self.pairing);
         let i = p.answer_of.len();
         p.answer_of.push(vec![None; calls.len()]);
-        for (s, c) in calls.enumerate() {
-            self.open.push(((i, s), c));
+        for (s, c) in calls.iter().enumerate() {
+            self.open.push(((i, s), c.clone()));
         }
         // Any message may answer calls: tool-result messages, and Anthropic user messages
         // that carry `tool_result` blocks next to new text.
@@ -91,16 +90,15 @@ impl Pairing {
 
     /// The assistant message index whose call result `i` answers (first paired slot).
     pub fn issuer_of(&self, i: usize) -> Option<usize> {
-        self.call_of.get(i)?.iter().flatten().map(|(m, _)| *m).next()
+        self.call_of.get(i)?.iter().flatten().next().map(|s| s.0)
     }
 
     /// Messages holding results for the calls of assistant message `i`.
     pub fn results_of(&self, i: usize) -> Vec<usize> {
-        let mut out: Vec<usize> = self
-            .answer_of
-            .get(i)
-            .map(|v| v.iter().flatten().map(|(m, _)| *m).collect())
-            .unwrap_or_default();
+        let mut out: Vec<usize> = Vec::new();
+        for (m, _) in self.answer_of.get(i).map_or(&[][..], Vec::as_slice).iter().flatten() {
+            out.push(*m);
+        }
         crate::turns::sort_by(&mut out, |a, b| a < b);
         out.dedup();
         out

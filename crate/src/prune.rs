@@ -22,7 +22,7 @@
 use crate::error::Error;
 use crate::frontier;
 use crate::gate;
-use crate::hash::{HashMap, HashSet};
+use crate::hash::HashMap;
 use crate::message::{self, Kind};
 use crate::pairing::Pairing;
 use crate::read::{self, Bad, Parsed};
@@ -313,14 +313,20 @@ pub fn prune(req: &PruneRequest) -> Result<PruneResult, Error> {
             .cloned()
             .unwrap_or_else(|| turns::hash_id(spans[k].key))
     };
-    let ids: Vec<String> = (0..n).map(id_of).collect();
+    let mut ids: Vec<String> = Vec::with_capacity(n);
+    for k in 0..n {
+        ids.push(id_of(k));
+    }
     let cost = |k: usize| -> usize {
         req.turn_tokens
             .get(&ids[k])
             .copied()
             .unwrap_or_else(|| tokens::messages(&messages[spans[k].range.clone()]))
     };
-    let costs: Vec<usize> = (0..n).map(cost).collect();
+    let mut costs: Vec<usize> = Vec::with_capacity(n);
+    for k in 0..n {
+        costs.push(cost(k));
+    }
     let pre_tokens = tokens::messages(&messages[preamble.clone()]);
     let tokens_before = pre_tokens + costs.iter().sum::<usize>();
 
@@ -329,7 +335,6 @@ pub fn prune(req: &PruneRequest) -> Result<PruneResult, Error> {
     let live_turn = spans
         .iter()
         .position(|s| s.range.contains(&fr.index) || fr.loop_start.is_some_and(|l| s.range.contains(&l)));
-    let exclude: HashSet<&str> = req.exclude.iter().map(String::as_str).collect();
     let mut skipped = Skipped::default();
     let mut blocked = vec![false; n];
     for k in 0..n {
@@ -339,7 +344,7 @@ pub fn prune(req: &PruneRequest) -> Result<PruneResult, Error> {
         } else if pinned(&req.pins, &ids[k], &messages[spans[k].range.clone()]) {
             skipped.pinned += 1;
             blocked[k] = true;
-        } else if exclude.contains(ids[k].as_str()) {
+        } else if req.exclude.contains(&ids[k]) {
             skipped.excluded += 1;
             blocked[k] = true;
         }
@@ -455,7 +460,12 @@ pub fn prune(req: &PruneRequest) -> Result<PruneResult, Error> {
             kept[i] = true;
         }
     }
-    let pruned_msgs: Vec<usize> = (0..messages.len()).filter(|&i| !kept[i]).collect();
+    let mut pruned_msgs: Vec<usize> = Vec::new();
+    for (i, k) in kept.iter().enumerate() {
+        if !k {
+            pruned_msgs.push(i);
+        }
+    }
     // One loop for the units, their ids and the tokens they free.
     let mut pruned = Vec::with_capacity(chosen.len());
     let mut turn_ids = Vec::new();
@@ -501,7 +511,13 @@ fn plan(messages: &[Value], units: &[Unit], chosen: &[usize], preserve_system: b
             drop[i] = !(preserve_system && message::kind(&messages[i]) == Kind::System);
         }
     }
-    (0..messages.len()).filter(|&i| !drop[i]).map(Step::keep).collect()
+    let mut steps = Vec::new();
+    for (i, d) in drop.iter().enumerate() {
+        if !d {
+            steps.push(Step::keep(i));
+        }
+    }
+    steps
 }
 
 /// [`prune`] over a JSON request document.

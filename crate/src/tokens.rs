@@ -158,7 +158,13 @@ pub fn part(p: &Value) -> usize {
 pub fn content(c: &Value) -> usize {
     match c {
         Value::String(s) => text(s),
-        Value::Array(parts) => parts.iter().map(part).sum(),
+        Value::Array(parts) => {
+            let mut n = 0;
+            for p in parts {
+                n += part(p);
+            }
+            n
+        }
         Value::Null => 0,
         other => json_value(other),
     }
@@ -193,7 +199,11 @@ fn estimate(m: &Value) -> usize {
 
 /// Estimated tokens of a message list.
 pub fn messages(ms: &[Value]) -> usize {
-    ms.iter().map(message).sum()
+    let mut n = 0;
+    for m in ms {
+        n += message(m);
+    }
+    n
 }
 
 #[cfg(test)]

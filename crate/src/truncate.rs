@@ -20,27 +20,29 @@ pub fn head_tail(text: &str, max_chars: usize) -> Option<String> {
     }
     let head_n = max_chars * 2 / 3;
     let tail_n = max_chars - head_n;
-    // Byte offsets of every character boundary we need, found in one pass.
-    let idx: Vec<usize> = text
-        .char_indices()
-        .map(|(b, _)| b)
-        .chain(std::iter::once(text.len()))
-        .collect();
-    let mut head_end = idx[head_n];
-    let mut tail_start = idx[total - tail_n];
-    if let Some(nl) = text[idx[head_n.saturating_sub(SNAP)]..head_end].rfind('\n') {
-        head_end = idx[head_n.saturating_sub(SNAP)] + nl;
+    let mut head_end = byte_at(text, head_n);
+    let mut tail_start = byte_at(text, total - tail_n);
+    let snap_start = byte_at(text, head_n.saturating_sub(SNAP));
+    if let Some(nl) = text[snap_start..head_end].rfind('\n') {
+        head_end = snap_start + nl;
     }
-    let snap_end = idx[(total - tail_n + SNAP).min(total)];
+    let snap_end = byte_at(text, (total - tail_n + SNAP).min(total));
     if let Some(nl) = text[tail_start..snap_end].find('\n') {
         tail_start += nl + 1;
     }
     let omitted = text[head_end..tail_start].chars().count();
-    Some(format!(
-        "{}\n[… {omitted} characters omitted by contextfold (head and tail kept); recover the turn for the full output …]\n{}",
-        &text[..head_end],
-        &text[tail_start..]
-    ))
+    let mut out = String::with_capacity(text.len() - (tail_start - head_end) + 128);
+    out.push_str(&text[..head_end]);
+    out.push_str("\n[… ");
+    out.push_str(itoa::Buffer::new().format(omitted as u64));
+    out.push_str(" characters omitted by contextfold (head and tail kept); recover the turn for the full output …]\n");
+    out.push_str(&text[tail_start..]);
+    Some(out)
+}
+
+/// The byte offset of character `n` of `text` (its length when `n` is the character count).
+fn byte_at(text: &str, n: usize) -> usize {
+    text.char_indices().nth(n).map_or(text.len(), |(b, _)| b)
 }
 
 /// Truncates the text parts of a tool-result message whose total text exceeds
@@ -86,7 +88,13 @@ fn truncate_part(p: &mut Value, max_chars: usize) -> bool {
                 }
                 None => false,
             },
-            Some(Value::Array(inner)) => inner.iter_mut().fold(false, |acc, x| truncate_part(x, max_chars) | acc),
+            Some(Value::Array(inner)) => {
+                let mut changed = false;
+                for x in inner.iter_mut() {
+                    changed |= truncate_part(x, max_chars);
+                }
+                changed
+            }
             _ => false,
         },
         _ => false,
