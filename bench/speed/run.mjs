@@ -189,7 +189,7 @@ async function measureSize(n, { createEngine, core, native }) {
 }
 
 /** `gzip -9` size (as scripts/build.sh and bench/size report it); zlib's when gzip is missing. */
-function gzipSize(file, bytes) {
+export function gzipSize(file, bytes) {
   try {
     return execFileSync("gzip", ["-9", "-c", file], { maxBuffer: 1 << 26 }).length;
   } catch {

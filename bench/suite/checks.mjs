@@ -1,3 +1,8 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { gzipSize } from "../speed/run.mjs";
+import { REPO } from "./common.mjs";
+
 // The assertions of `node bench/run.mjs --fast` (CI). No wall-clock assertions.
 //
 // DEFAULT_MARGIN: on the fast subset (LoCoMo chat, conv-26 + conv-30, 231 questions), strict
@@ -7,6 +12,8 @@
 // measured when they were set (bench/README.md gives the figures), so an engine change that
 // loses much of the gain fails CI; raise them as the engine improves.
 export const DEFAULT_MARGIN = 0.2;
+/** The size target of the shipped wasm core: 120 KB gzip -9 (bench/size/README.md). */
+export const WASM_GZIP_LIMIT = 120 * 1024;
 export const PROMPT_MARGIN = 0.2;
 export const MARGIN_BUDGETS = [4000, 8000];
 
@@ -59,6 +66,13 @@ export function fastChecks(results, raw, { margin, deterministic, manifest }) {
   check(`fold output fits the budget by the engine's estimate unless overBudget (${calls} calls)`, over === 0, `${over} over`);
 
   check("determinism: two runs give byte-identical results", deterministic);
+
+  // Size: the module scripts/build.sh wrote (what the package ships), as bench/size measures it.
+  const wasmFile = join(REPO, "pkg-template", "wasm", "contextfold_bg.wasm");
+  if (existsSync(wasmFile)) {
+    const gz = gzipSize(wasmFile, readFileSync(wasmFile));
+    check(`the wasm core is at most ${WASM_GZIP_LIMIT / 1024} KB gzipped`, gz <= WASM_GZIP_LIMIT, `${gz} B gzip -9, limit ${WASM_GZIP_LIMIT} B`);
+  } else skip("wasm size", "pkg-template/wasm not built");
 
   // Recall margin over recency
   if (!hasLocomo) {
