@@ -12,12 +12,6 @@ pub enum Error {
     Config(String),
 }
 
-impl From<serde_json::Error> for Error {
-    fn from(e: serde_json::Error) -> Self {
-        Error::Input(e.to_string())
-    }
-}
-
 impl From<crate::read::Bad> for Error {
     fn from(e: crate::read::Bad) -> Self {
         Error::Input(e.to_string())
