@@ -7,7 +7,7 @@
 //! deterministic and idempotent, and keep the frontier and what follows byte-identical.
 //!
 //! The data is found through `CONTEXTFOLD_DATA` or at `<workspace>/../shared/data`; when it is
-//! absent the tests print a note and pass.
+//! absent the tests fail and say where they looked.
 
 use contextfold::clean;
 use contextfold::config::CleanConfig;
@@ -16,12 +16,23 @@ use contextfold::{clean_messages, gate};
 use serde_json::Value;
 use std::path::PathBuf;
 
-fn data_dir() -> Option<PathBuf> {
+fn data_dir() -> PathBuf {
     let dir = match std::env::var_os("CONTEXTFOLD_DATA") {
         Some(d) => PathBuf::from(d),
         None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data"),
     };
-    dir.is_dir().then_some(dir)
+    assert!(
+        dir.is_dir(),
+        "no data directory at {} (set CONTEXTFOLD_DATA to the shared data folder)",
+        dir.display()
+    );
+    dir
+}
+
+/// The text of a data file, or a failure that names it.
+fn read_data(relative: &str) -> String {
+    let path = data_dir().join(relative);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
 }
 
 /// The configs every full transcript is cleaned with; every prefix gets the first two.
@@ -101,19 +112,13 @@ fn check_prefixes(name: &str, messages: &[Value]) {
 
 #[test]
 fn claude_code_transcripts() {
-    let Some(dir) = data_dir() else {
-        println!("note: no shared data directory (set CONTEXTFOLD_DATA); skipping Claude Code transcripts");
-        return;
-    };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join("claude-code"))
+    let dir = data_dir().join("claude-code");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
         .unwrap_or_default();
     files.retain(|p| p.extension().is_some_and(|e| e == "jsonl"));
     files.sort();
-    if files.is_empty() {
-        println!("note: no Claude Code transcripts under {}; skipping", dir.display());
-        return;
-    }
+    assert!(!files.is_empty(), "no Claude Code transcripts under {}", dir.display());
     for path in files {
         let text = std::fs::read_to_string(&path).unwrap();
         let messages: Vec<Value> = text
@@ -130,14 +135,7 @@ fn claude_code_transcripts() {
 
 #[test]
 fn claude_code_main_transcript_is_cleaned() {
-    let Some(dir) = data_dir() else {
-        println!("note: no shared data directory; skipping");
-        return;
-    };
-    let Ok(text) = std::fs::read_to_string(dir.join("claude-code/sample_main_transcript.jsonl")) else {
-        println!("note: sample_main_transcript.jsonl absent; skipping");
-        return;
-    };
+    let text = read_data("claude-code/sample_main_transcript.jsonl");
     let messages: Vec<Value> = text
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
@@ -175,25 +173,17 @@ fn claude_code_main_transcript_is_cleaned() {
     assert_eq!(fifth_prompt, 8);
 }
 
-/// The tau-bench trajectories, or `None` (after a note) when the data is absent.
-fn taubench() -> Option<Vec<Value>> {
-    let Some(dir) = data_dir() else {
-        println!("note: no shared data directory (set CONTEXTFOLD_DATA); skipping tau-bench");
-        return None;
-    };
-    let Ok(text) = std::fs::read_to_string(dir.join("taubench/gpt-4o-airline-dev.json")) else {
-        println!("note: taubench/gpt-4o-airline-dev.json absent; skipping");
-        return None;
-    };
-    let items: Vec<Value> = serde_json::from_str(&text).unwrap();
+/// The tau-bench trajectories.
+fn taubench() -> Vec<Value> {
+    let items: Vec<Value> = serde_json::from_str(&read_data("taubench/gpt-4o-airline-dev.json")).unwrap();
     assert!(!items.is_empty());
-    Some(items)
+    items
 }
 
 /// Every request point of every trajectory (the history up to each user prompt or tool
 /// result) under `cfg`.
 fn taubench_request_points(cfg: &CleanConfig) {
-    let Some(items) = taubench() else { return };
+    let items = taubench();
     for (k, item) in items.iter().enumerate() {
         let traj = item["traj"].as_array().expect("traj is a message list");
         let name = format!("tau-bench #{k} (task {})", item["task_id"]);
@@ -217,7 +207,7 @@ fn taubench_request_points_keep_recent() {
 
 #[test]
 fn taubench_whole_trajectories() {
-    let Some(items) = taubench() else { return };
+    let items = taubench();
     let (mut before, mut after) = (0, 0);
     for (k, item) in items.iter().enumerate() {
         let traj = item["traj"].as_array().expect("traj is a message list");

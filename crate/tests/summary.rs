@@ -7,7 +7,6 @@ mod summary {
     use contextfold::summary::{extractive, facts, strip_host_metadata, stub, SummaryInput};
     use contextfold::tokens;
     use serde_json::{json, Value};
-    use std::time::{Duration, Instant};
 
     const TS: u64 = 1_767_225_600_123;
 
@@ -316,12 +315,11 @@ mod summary {
             vec![user(&"Sender (untrusted metadata):\n```json\n".repeat(30_000))],
             vec![user(&"System: [2026-01-01 00:00 UTC] x {\n".repeat(30_000))],
         ];
+        // Time on such input is measured by bench/speed; here it must finish and stay in budget.
         for turn in &turns {
-            let start = Instant::now();
             let s = summarize("big", turn, 200);
             let _ = facts(turn);
             assert!(tokens::text(&s) <= 200);
-            assert!(start.elapsed() < Duration::from_secs(30), "{:?}", start.elapsed());
         }
     }
 
@@ -393,15 +391,6 @@ mod summary {
             strip_host_metadata("[WhatsApp +1555 +30s 2026-01-18T05:19Z] follow-up"),
             "follow-up"
         );
-    }
-
-    #[test]
-    fn print_examples() {
-        // `cargo test -p contextfold summary -- --nocapture print_examples` shows these.
-        println!("{}\n", summarize("t12", &coding_turn(), 200));
-        println!("{}\n", summarize("D1:3", &chat_turn(), 120));
-        println!("{}\n", summarize("t3", &chinese_turn(), 200));
-        println!("{}", summarize("t12", &coding_turn(), 60));
     }
 
     mod props {

@@ -608,7 +608,6 @@ fn synthetic(turns: usize, words: usize, every: usize) -> Vec<String> {
 fn topics_two_thousand_turns_segment_correctly() {
     let every = 25;
     let texts = synthetic(2_000, 60, every);
-    let start = Instant::now();
     let mut s = Segmenter::default();
     for (k, t) in texts.iter().enumerate() {
         let (user, assistant) = t.split_at(t.len() / 3);
@@ -616,13 +615,10 @@ fn topics_two_thousand_turns_segment_correctly() {
         assert_eq!(s.push(TurnText::new(user, assistant)), k);
     }
     let topics = s.topics();
-    let elapsed = start.elapsed();
     let starts: Vec<usize> = topics.iter().map(|t| t.first_turn).collect();
     let expected: Vec<usize> = (0..2_000).step_by(every).collect();
     assert_eq!(starts, expected);
     assert!(topics.iter().all(|t| t.label.split(" / ").count() >= 2));
-    // Debug build; release is ~50× faster (see the ignored timing test).
-    assert!(elapsed.as_secs_f64() < 5.0, "{elapsed:?}");
 }
 
 /// `cargo test --release -p contextfold --test topics -- --ignored --nocapture`
