@@ -14,8 +14,9 @@
 //! ```
 
 use contextfold::config::Config;
-use contextfold::index::Entry;
-use contextfold::session::{AssembleRequest, DeltaRequest, Session};
+use contextfold::session::Session;
+use contextfold::wire::assemble::{AssembleRequest, DeltaRequest};
+use contextfold::wire::transcript::Entry;
 use serde_json::Value;
 use std::time::Instant;
 

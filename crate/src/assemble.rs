@@ -58,7 +58,7 @@ pub struct TurnExplain {
     /// The turn's message positions `[start, end)` in the input.
     pub range: (usize, usize),
     /// Sent to a caller that keeps explanations, which already has this one from its previous
-    /// response: serialized as `0` (see [`crate::session::DeltaRequest::reuse`]).
+    /// response: serialized as `0` (see [`crate::wire::assemble::DeltaRequest::reuse`]).
     #[serde(skip)]
     pub repeated: bool,
 }

@@ -1,17 +1,20 @@
-//! The engine's options, their defaults and their validation.
+//! The engine's options: each key's name, type, default and valid range, in one place.
 //!
-//! `openclaw.plugin.json`'s `configSchema` mirrors this struct key for key (a test in
-//! `tests/` checks that they agree); unknown keys are rejected, never silently ignored.
+//! [`Config`] is read from the user's JSON by its serde derive (unknown keys are refused, never
+//! silently ignored; a missing key takes its default; a value out of range is refused with the
+//! key and the range). `defaultConfig()` at the boundary is `Config::default()` serialized.
+//! `openclaw.plugin.json`'s `configSchema` lists these keys with the same defaults and ranges,
+//! plus the few that only the JS layer uses (LLM, storage); a test below compares them.
+//!
+//! Adding a key: a field of [`Config`] (with its range, if any), its default in
+//! `Config::default`, its line in [`TYPESCRIPT`], and its entry in the manifest.
 
-use crate::error::Error;
-use crate::read::{boolean, f64_of, invalid_type, usize_of, Bad, Parsed};
 use serde::de::{Deserializer, Error as _};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
-/// What the cleaner does to completed turns before the frontier.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+/// What the cleaner does to completed turns before the frontier (the cleaner's part of
+/// [`Config`]).
+#[derive(Debug, Clone, PartialEq)]
 pub struct CleanConfig {
     /// Remove thinking blocks (`thinking`, `redacted_thinking`) from assistant messages.
     pub clean_thinking: bool,
@@ -27,120 +30,187 @@ pub struct CleanConfig {
 
 impl Default for CleanConfig {
     fn default() -> Self {
-        CleanConfig {
+        Config::default().clean()
+    }
+}
+
+/// What the engine does before every request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Mode {
+    /// Clean completed turns only (no folding, no budget enforcement).
+    Clean,
+    /// Clean, then fold old turns (stubs, summaries, truncation) to fit the budget.
+    Fold,
+}
+
+/// Every option the core honors.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct Config {
+    pub mode: Mode,
+    // The cleaner (see [`CleanConfig`]).
+    pub clean_thinking: bool,
+    pub clear_reasoning_content: bool,
+    pub drop_tool_results: bool,
+    pub drop_tool_call_messages: bool,
+    #[serde(deserialize_with = "int::<_, 0, 10_000>")]
+    pub keep_recent_turns: usize,
+    // Folding.
+    /// Token budget when the host does not pass one.
+    #[serde(deserialize_with = "int::<_, 256, NO_MAX>")]
+    pub max_tokens: usize,
+    /// Share of the budget above which truncation and summarization start.
+    #[serde(deserialize_with = "share")]
+    pub summarize_threshold: f64,
+    /// Never fold system messages or the preamble (compaction summaries, custom messages).
+    pub preserve_system_messages: bool,
+    /// Number of most recent turns never folded.
+    #[serde(deserialize_with = "int::<_, 0, 10_000>")]
+    pub preserve_recent_messages: usize,
+    /// Adjacent-turn similarity below which a topic boundary is placed.
+    #[serde(deserialize_with = "fraction")]
+    pub embedding_similarity_threshold: f64,
+    /// Shortest topic, in turns.
+    #[serde(deserialize_with = "int::<_, 1, 1000>")]
+    pub min_turns_per_topic: usize,
+    /// Tool results longer than this (characters) are cut to head + tail under pressure.
+    #[serde(deserialize_with = "int::<_, 200, NO_MAX>")]
+    pub tool_result_truncate_chars: usize,
+    /// Largest turns queued for a background summary per request.
+    #[serde(deserialize_with = "int::<_, 0, 100>")]
+    pub max_compactions_per_cycle: usize,
+    /// Prompt-to-topic similarity above which a folded topic is brought back.
+    #[serde(deserialize_with = "fraction")]
+    pub prompt_relevance_threshold: f64,
+    /// Stub turns of other topics even when the budget would fit them (`false`: keep them
+    /// while the budget allows and fold them first when it does not).
+    pub fold_other_topics: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            mode: Mode::Fold,
             clean_thinking: true,
             clear_reasoning_content: true,
             drop_tool_results: true,
             drop_tool_call_messages: true,
             keep_recent_turns: 0,
+            max_tokens: 128_000,
+            summarize_threshold: 0.8,
+            preserve_system_messages: true,
+            preserve_recent_messages: 5,
+            embedding_similarity_threshold: 0.05,
+            min_turns_per_topic: 2,
+            tool_result_truncate_chars: 40_000,
+            max_compactions_per_cycle: 3,
+            prompt_relevance_threshold: 0.2,
+            fold_other_topics: false,
         }
     }
 }
 
-impl CleanConfig {
-    /// Parses and validates a config object (missing keys take their defaults).
-    pub fn from_json(v: &serde_json::Value) -> Result<CleanConfig, Error> {
-        if v.is_null() {
-            return Ok(CleanConfig::default());
+impl Config {
+    /// The cleaner's part of the options.
+    pub fn clean(&self) -> CleanConfig {
+        CleanConfig {
+            clean_thinking: self.clean_thinking,
+            clear_reasoning_content: self.clear_reasoning_content,
+            drop_tool_results: self.drop_tool_results,
+            drop_tool_call_messages: self.drop_tool_call_messages,
+            keep_recent_turns: self.keep_recent_turns,
         }
-        let cfg: CleanConfig = serde_json::from_value(v.clone()).map_err(|e| Error::Config(e.to_string()))?;
-        if cfg.keep_recent_turns > 10_000 {
-            return Err(Error::Config(format!(
-                "keepRecentTurns must be at most 10000, got {}",
-                cfg.keep_recent_turns
-            )));
-        }
-        Ok(cfg)
+    }
+}
+
+/// `Config` as JS sees it (the `.d.ts` of the wasm core).
+pub const TYPESCRIPT: &str = r#"
+/** The engine's options (every key optional: a missing key takes its default; see `defaultConfig()`). */
+export interface Config {
+  mode?: "fold" | "clean";
+  cleanThinking?: boolean;
+  clearReasoningContent?: boolean;
+  dropToolResults?: boolean;
+  dropToolCallMessages?: boolean;
+  /** 0..=10000 */
+  keepRecentTurns?: number;
+  /** >= 256 */
+  maxTokens?: number;
+  /** (0, 1] */
+  summarizeThreshold?: number;
+  preserveSystemMessages?: boolean;
+  /** 0..=10000 */
+  preserveRecentMessages?: number;
+  /** [0, 1] */
+  embeddingSimilarityThreshold?: number;
+  /** 1..=1000 */
+  minTurnsPerTopic?: number;
+  /** >= 200 */
+  toolResultTruncateChars?: number;
+  /** 0..=100 */
+  maxCompactionsPerCycle?: number;
+  /** [0, 1] */
+  promptRelevanceThreshold?: number;
+  foldOtherTopics?: boolean;
+}
+"#;
+
+/// The upper bound of an integer option that has none.
+const NO_MAX: usize = usize::MAX;
+
+/// An integer option in `LO..=HI`.
+fn int<'de, D: Deserializer<'de>, const LO: usize, const HI: usize>(d: D) -> Result<usize, D::Error> {
+    let n = usize::deserialize(d)?;
+    if (LO..=HI).contains(&n) {
+        return Ok(n);
+    }
+    Err(D::Error::custom(match (LO, HI) {
+        (_, NO_MAX) => format!("must be at least {LO}, got {n}"),
+        (0, _) => format!("must be at most {HI}, got {n}"),
+        _ => format!("must be in {LO}..={HI}, got {n}"),
+    }))
+}
+
+/// A number in `[0, 1]`.
+fn fraction<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    let x = f64::deserialize(d)?;
+    match (0.0..=1.0).contains(&x) {
+        true => Ok(x),
+        false => Err(D::Error::custom(format!("must be in [0, 1], got {x}"))),
+    }
+}
+
+/// A number in `(0, 1]`.
+fn share<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    let x = f64::deserialize(d)?;
+    match x > 0.0 && x <= 1.0 {
+        true => Ok(x),
+        false => Err(D::Error::custom(format!("must be in (0, 1], got {x}"))),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
-    #[test]
-    fn default_json_is_the_serialized_default() {
-        assert_eq!(serde_json::to_string(&Config::default()).unwrap(), DEFAULT_JSON);
+    fn read(v: Value) -> Result<Config, String> {
+        crate::wire::parse::<Config>("config", &v.to_string()).map_err(|e| e.to_string())
     }
 
     #[test]
-    fn defaults_and_unknown_keys() {
-        assert_eq!(CleanConfig::from_json(&json!({})).unwrap(), CleanConfig::default());
-        let c = CleanConfig::from_json(&json!({"keepRecentTurns": 2, "cleanThinking": false})).unwrap();
+    fn missing_keys_take_their_defaults() {
+        assert_eq!(read(json!({})).unwrap(), Config::default());
+        let c = read(json!({"keepRecentTurns": 2, "cleanThinking": false, "mode": "clean"})).unwrap();
         assert_eq!(c.keep_recent_turns, 2);
         assert!(!c.clean_thinking);
-        let e = CleanConfig::from_json(&json!({"keepRecent": 2})).unwrap_err();
-        assert!(e.to_string().contains("keepRecent"), "{e}");
-        assert!(CleanConfig::from_json(&json!({"keepRecentTurns": -1})).is_err());
+        assert_eq!(c.mode, Mode::Clean);
+        assert_eq!(c.max_tokens, Config::default().max_tokens);
     }
 
-    /// The derived impls `Config` and `Mode` had; the hand-written reader must agree with them.
-    mod derived {
-        use serde::Deserialize;
-
-        #[derive(Debug, Clone, Copy, Deserialize)]
-        #[serde(rename_all = "camelCase")]
-        pub enum Mode {
-            Clean,
-            Fold,
-        }
-
-        #[derive(Debug, Deserialize)]
-        #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
-        pub struct Config {
-            pub mode: Mode,
-            pub clean_thinking: bool,
-            pub clear_reasoning_content: bool,
-            pub drop_tool_results: bool,
-            pub drop_tool_call_messages: bool,
-            pub keep_recent_turns: usize,
-            pub max_tokens: usize,
-            pub summarize_threshold: f64,
-            pub preserve_system_messages: bool,
-            pub preserve_recent_messages: usize,
-            pub embedding_similarity_threshold: f64,
-            pub min_turns_per_topic: usize,
-            pub tool_result_truncate_chars: usize,
-            pub max_compactions_per_cycle: usize,
-            pub prompt_relevance_threshold: f64,
-            pub fold_other_topics: bool,
-        }
-
-        impl Default for Config {
-            fn default() -> Self {
-                let c = super::Config::default();
-                Config {
-                    mode: Mode::Fold,
-                    clean_thinking: c.clean_thinking,
-                    clear_reasoning_content: c.clear_reasoning_content,
-                    drop_tool_results: c.drop_tool_results,
-                    drop_tool_call_messages: c.drop_tool_call_messages,
-                    keep_recent_turns: c.keep_recent_turns,
-                    max_tokens: c.max_tokens,
-                    summarize_threshold: c.summarize_threshold,
-                    preserve_system_messages: c.preserve_system_messages,
-                    preserve_recent_messages: c.preserve_recent_messages,
-                    embedding_similarity_threshold: c.embedding_similarity_threshold,
-                    min_turns_per_topic: c.min_turns_per_topic,
-                    tool_result_truncate_chars: c.tool_result_truncate_chars,
-                    max_compactions_per_cycle: c.max_compactions_per_cycle,
-                    prompt_relevance_threshold: c.prompt_relevance_threshold,
-                    fold_other_topics: c.fold_other_topics,
-                }
-            }
-        }
-    }
-
-    /// `KEYS` and `Config::set` cover every field: a config with no default value reads back
-    /// as itself.
     #[test]
-    fn every_field_is_read() {
-        let defaults = serde_json::to_value(Config::default()).unwrap();
-        assert_eq!(
-            defaults.as_object().unwrap().keys().collect::<Vec<_>>(),
-            KEYS.iter().collect::<Vec<_>>()
-        );
+    fn a_config_reads_back_as_itself() {
         let c = Config {
             mode: Mode::Clean,
             clean_thinking: false,
@@ -159,314 +229,122 @@ mod tests {
             prompt_relevance_threshold: 0.75,
             fold_other_topics: true,
         };
-        let v = serde_json::to_value(&c).unwrap();
-        assert_eq!(Config::from_value(v.clone()).unwrap(), c);
-        let values: Vec<Value> = v.as_object().unwrap().values().cloned().collect();
-        assert_eq!(Config::from_value(Value::Array(values)).unwrap(), c);
+        assert_eq!(read(serde_json::to_value(&c).unwrap()).unwrap(), c);
     }
 
     #[test]
-    fn hand_written_reader_matches_the_derived_one() {
-        let odd = [
-            json!(null),
-            json!("x"),
-            json!("clean"),
-            json!("fold"),
-            json!(""),
-            json!(-1),
-            json!(0),
-            json!(3),
-            json!(1.5),
-            json!(-2.5),
-            json!(5_000_000_000u64),
-            json!(u64::MAX),
-            json!(i64::MIN),
-            json!([]),
-            json!([1]),
-            json!({}),
-            json!({"clean": null}),
-            json!({"fold": null}),
-            json!({"fold": 1}),
-            json!({"other": null}),
-            json!({"clean": null, "fold": null}),
-            json!(true),
-            json!(false),
-        ];
-        let full = serde_json::to_value(Config::default()).unwrap();
-        let mut inputs: Vec<Value> = odd.to_vec();
-        for (k, _) in full.as_object().unwrap() {
-            for o in &odd {
-                inputs.push(json!({ k: o }));
-                let mut all = full.clone();
-                all[k] = o.clone();
-                inputs.push(all);
-            }
-        }
-        // several bad keys: the first in the object's order is reported
-        inputs.push(json!({"maxTokens": "a", "mode": 1, "nope": 2}));
-        inputs.push(json!({"nope": 2, "maxTokens": "a"}));
-        inputs.push(json!({"mode": "fold", "unknownKey": true}));
-        // the array form: values in the order of the fields
-        let values: Vec<Value> = full.as_object().unwrap().values().cloned().collect();
-        for n in 0..=values.len() + 1 {
-            let mut items: Vec<Value> = values.iter().take(n).cloned().collect();
-            items.resize(n, json!(7));
-            inputs.push(Value::Array(items.clone()));
-            if n > 0 {
-                items[n - 1] = json!("x");
-                inputs.push(Value::Array(items));
-            }
-        }
-        for v in inputs {
-            let ours = Config::from_value(v.clone()).map(|c| format!("{c:?}"));
-            let theirs = serde_json::from_value::<derived::Config>(v.clone()).map(|c| format!("{c:?}"));
-            match (ours, theirs) {
-                (Ok(a), Ok(b)) => assert_eq!(a, b, "{v}"),
-                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{v}"),
-                (a, b) => panic!("{v}: ours {a:?}, derived {b:?}"),
-            }
+    fn bad_options_are_refused_with_their_key() {
+        for (v, message) in [
+            (
+                json!({"keepRecent": 2}),
+                "invalid config: unknown field `keepRecent`, expected one of `mode`, `cleanThinking`,",
+            ),
+            (
+                json!({"keepRecentTurns": -1}),
+                "invalid config: keepRecentTurns: invalid value: integer `-1`, expected usize",
+            ),
+            (
+                json!({"keepRecentTurns": "two"}),
+                "invalid config: keepRecentTurns: invalid type: string \"two\", expected usize",
+            ),
+            (
+                json!({"maxTokens": 100}),
+                "invalid config: maxTokens: must be at least 256, got 100",
+            ),
+            (
+                json!({"keepRecentTurns": 10001}),
+                "invalid config: keepRecentTurns: must be at most 10000, got 10001",
+            ),
+            (
+                json!({"minTurnsPerTopic": 0}),
+                "invalid config: minTurnsPerTopic: must be in 1..=1000, got 0",
+            ),
+            (
+                json!({"summarizeThreshold": 0}),
+                "invalid config: summarizeThreshold: must be in (0, 1], got 0",
+            ),
+            (
+                json!({"promptRelevanceThreshold": 1.5}),
+                "invalid config: promptRelevanceThreshold: must be in [0, 1], got 1.5",
+            ),
+            (
+                json!({"mode": "shrink"}),
+                "invalid config: mode: unknown variant `shrink`, expected `clean` or `fold`",
+            ),
+            (
+                json!("fold"),
+                "invalid config: invalid type: string \"fold\", expected struct Config",
+            ),
+        ] {
+            let e = read(v.clone()).unwrap_err();
+            assert!(e.starts_with(message), "{v}: {e}");
         }
     }
-}
 
-/// What the engine does before every request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub enum Mode {
-    /// Clean completed turns only (no folding, no budget enforcement).
-    Clean,
-    /// Clean, then fold old turns (stubs, summaries, truncation) to fit the budget.
-    Fold,
-}
-
-/// `Config::default()` as JSON (what `serde_json::to_string` prints; the test
-/// `default_json_is_the_serialized_default` checks it). The wasm core returns this text
-/// rather than serializing the config, which would compile `Config`'s `Serialize` for it alone.
-pub const DEFAULT_JSON: &str = concat!(
-    r#"{"mode":"fold","cleanThinking":true,"clearReasoningContent":true,"dropToolResults":true,"#,
-    r#""dropToolCallMessages":true,"keepRecentTurns":0,"maxTokens":128000,"summarizeThreshold":0.8,"#,
-    r#""preserveSystemMessages":true,"preserveRecentMessages":5,"embeddingSimilarityThreshold":0.05,"#,
-    r#""minTurnsPerTopic":2,"toolResultTruncateChars":40000,"maxCompactionsPerCycle":3,"#,
-    r#""promptRelevanceThreshold":0.2,"foldOtherTopics":false}"#
-);
-
-/// Every option the core honors. The plugin manifest's `configSchema` lists these plus the
-/// few that only the JS layer uses (LLM, storage); unknown keys are refused.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Config {
-    pub mode: Mode,
-    // The cleaner (see [`CleanConfig`]).
-    pub clean_thinking: bool,
-    pub clear_reasoning_content: bool,
-    pub drop_tool_results: bool,
-    pub drop_tool_call_messages: bool,
-    pub keep_recent_turns: usize,
-    // Folding.
-    /// Token budget when the host does not pass one.
-    pub max_tokens: usize,
-    /// Share of the budget above which truncation and summarization start.
-    pub summarize_threshold: f64,
-    /// Never fold system messages or the preamble (compaction summaries, custom messages).
-    pub preserve_system_messages: bool,
-    /// Number of most recent turns never folded.
-    pub preserve_recent_messages: usize,
-    /// Adjacent-turn similarity below which a topic boundary is placed.
-    pub embedding_similarity_threshold: f64,
-    /// Shortest topic, in turns.
-    pub min_turns_per_topic: usize,
-    /// Tool results longer than this (characters) are cut to head + tail under pressure.
-    pub tool_result_truncate_chars: usize,
-    /// Largest turns queued for a background summary per request.
-    pub max_compactions_per_cycle: usize,
-    /// Prompt-to-topic similarity above which a folded topic is brought back.
-    pub prompt_relevance_threshold: f64,
-    /// Stub turns of other topics even when the budget would fit them (`false`: keep them
-    /// while the budget allows and fold them first when it does not).
-    pub fold_other_topics: bool,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        let c = CleanConfig::default();
-        Config {
-            mode: Mode::Fold,
-            clean_thinking: c.clean_thinking,
-            clear_reasoning_content: c.clear_reasoning_content,
-            drop_tool_results: c.drop_tool_results,
-            drop_tool_call_messages: c.drop_tool_call_messages,
-            keep_recent_turns: c.keep_recent_turns,
-            max_tokens: 128_000,
-            summarize_threshold: 0.8,
-            preserve_system_messages: true,
-            preserve_recent_messages: 5,
-            embedding_similarity_threshold: 0.05,
-            min_turns_per_topic: 2,
-            tool_result_truncate_chars: 40_000,
-            max_compactions_per_cycle: 3,
-            prompt_relevance_threshold: 0.2,
-            fold_other_topics: false,
-        }
-    }
-}
-
-/// The keys of [`Config`], in the order of its fields.
-const KEYS: [&str; 16] = [
-    "mode",
-    "cleanThinking",
-    "clearReasoningContent",
-    "dropToolResults",
-    "dropToolCallMessages",
-    "keepRecentTurns",
-    "maxTokens",
-    "summarizeThreshold",
-    "preserveSystemMessages",
-    "preserveRecentMessages",
-    "embeddingSimilarityThreshold",
-    "minTurnsPerTopic",
-    "toolResultTruncateChars",
-    "maxCompactionsPerCycle",
-    "promptRelevanceThreshold",
-    "foldOtherTopics",
-];
-
-/// A mode: its name, or (as serde reads enums) an object with the name as its one key and
-/// `null` as its value.
-fn mode(v: Value) -> Parsed<Mode> {
-    let (name, value) = match v {
-        Value::String(s) => (s, Value::Null),
-        Value::Object(m) if m.len() == 1 => m.into_iter().next().unwrap_or_default(),
-        Value::Object(_) => return Err(Bad::invalid_value("map", "map with a single key")),
-        other => return Err(invalid_type(&other, "string or map")),
-    };
-    let mode = match name.as_str() {
-        "clean" => Mode::Clean,
-        "fold" => Mode::Fold,
-        _ => return Err(Bad::unknown_variant(&name, &["clean", "fold"])),
-    };
-    match value {
-        Value::Null => Ok(mode),
-        other => Err(invalid_type(&other, "unit")),
-    }
-}
-
-impl<'de> Deserialize<'de> for Config {
-    /// As [`Config::from_json`] without the validation.
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Config::from_value(Value::deserialize(d)?).map_err(D::Error::custom)
-    }
-}
-
-impl Config {
-    /// Parses and validates a config object (missing keys take their defaults).
-    pub fn from_json(v: &serde_json::Value) -> Result<Config, Error> {
-        if v.is_null() {
-            return Ok(Config::default());
-        }
-        let cfg = Config::from_value(v.clone()).map_err(|e| Error::Config(e.to_string()))?;
-        cfg.validate()?;
-        Ok(cfg)
-    }
-
-    /// Reads a config by hand, as the derived impl of `#[serde(rename_all = "camelCase",
-    /// default, deny_unknown_fields)]` did (see [`crate::read`]): the keys in the object's
-    /// order, the first bad one reported; missing keys keep their defaults. An array gives
-    /// the values in the order of [`KEYS`]. Not validated.
-    fn from_value(v: Value) -> Parsed<Config> {
-        let mut cfg = Config::default();
-        match v {
-            Value::Object(m) => {
-                for (k, v) in m {
-                    match KEYS.iter().position(|&key| key == k) {
-                        Some(i) => cfg.set(i, v)?,
-                        None => return Err(Bad::unknown_field(&k, &KEYS)),
-                    }
+    /// The manifest's `configSchema` has every core key with the core's default, and its
+    /// ranges are the ones the core enforces (the bound itself accepted, one step past it
+    /// refused). Its other keys are the JS layer's (tests/js/wasm.test.mjs checks those).
+    #[test]
+    fn the_manifest_schema_agrees_with_the_config() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../openclaw.plugin.json");
+        let manifest: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let schema = &manifest["configSchema"];
+        assert_eq!(schema["additionalProperties"], json!(false));
+        let properties = schema["properties"].as_object().unwrap();
+        let defaults = serde_json::to_value(Config::default()).unwrap();
+        let defaults = defaults.as_object().unwrap();
+        for (key, default) in defaults {
+            let p = properties
+                .get(key)
+                .unwrap_or_else(|| panic!("core option {key} missing from the manifest"));
+            assert_eq!(&p["default"], default, "default of {key}");
+            let integer = p["type"] == "integer";
+            let number = |x: f64| if integer { json!(x as i64) } else { json!(x) };
+            let with = |x: f64| read(json!({ key: number(x) }));
+            let step = if integer { 1.0 } else { 0.001 };
+            for (bound, inside, outside) in [
+                ("minimum", true, -step),
+                ("maximum", true, step),
+                ("exclusiveMinimum", false, 0.0),
+            ] {
+                let Some(b) = p[bound].as_f64() else { continue };
+                if inside {
+                    assert!(with(b).is_ok(), "{key} = {b} ({bound})");
                 }
-            }
-            Value::Array(items) => {
-                let n = items.len();
-                for (i, v) in items.into_iter().enumerate().take(KEYS.len()) {
-                    cfg.set(i, v)?;
-                }
-                if n > KEYS.len() {
-                    return Err(Bad::invalid_length(n, "fewer elements in array"));
-                }
-            }
-            other => return Err(invalid_type(&other, "struct Config")),
-        }
-        Ok(cfg)
-    }
-
-    /// Sets the option `KEYS[key]`: one reader call per value type, then the field.
-    fn set(&mut self, key: usize, v: Value) -> Parsed<()> {
-        match key {
-            0 => self.mode = mode(v)?,
-            5 | 6 | 9 | 11 | 12 | 13 => {
-                let n = usize_of(v)?;
-                *match key {
-                    5 => &mut self.keep_recent_turns,
-                    6 => &mut self.max_tokens,
-                    9 => &mut self.preserve_recent_messages,
-                    11 => &mut self.min_turns_per_topic,
-                    12 => &mut self.tool_result_truncate_chars,
-                    _ => &mut self.max_compactions_per_cycle,
-                } = n;
-            }
-            7 | 10 | 14 => {
-                let x = f64_of(v)?;
-                *match key {
-                    7 => &mut self.summarize_threshold,
-                    10 => &mut self.embedding_similarity_threshold,
-                    _ => &mut self.prompt_relevance_threshold,
-                } = x;
-            }
-            _ => {
-                let b = boolean(v)?;
-                *match key {
-                    1 => &mut self.clean_thinking,
-                    2 => &mut self.clear_reasoning_content,
-                    3 => &mut self.drop_tool_results,
-                    4 => &mut self.drop_tool_call_messages,
-                    8 => &mut self.preserve_system_messages,
-                    _ => &mut self.fold_other_topics,
-                } = b;
+                assert!(
+                    with(b + outside).is_err(),
+                    "{key} = {} is past its {bound}",
+                    b + outside
+                );
             }
         }
-        Ok(())
-    }
-
-    fn validate(&self) -> Result<(), Error> {
-        // Whole messages rather than `format!` (one call less of the formatting machinery).
-        let why = if self.keep_recent_turns > 10_000 {
-            "keepRecentTurns must be at most 10000"
-        } else if self.max_tokens < 256 {
-            "maxTokens must be at least 256"
-        } else if !(self.summarize_threshold > 0.0 && self.summarize_threshold <= 1.0) {
-            "summarizeThreshold must be in (0, 1]"
-        } else if !(0.0..=1.0).contains(&self.embedding_similarity_threshold) {
-            "embeddingSimilarityThreshold must be in [0, 1]"
-        } else if !(0.0..=1.0).contains(&self.prompt_relevance_threshold) {
-            "promptRelevanceThreshold must be in [0, 1]"
-        } else if self.min_turns_per_topic == 0 {
-            "minTurnsPerTopic must be at least 1"
-        } else if self.tool_result_truncate_chars < 200 {
-            "toolResultTruncateChars must be at least 200"
-        } else if self.preserve_recent_messages > 10_000 || self.max_compactions_per_cycle > 100 {
-            "preserveRecentMessages/maxCompactionsPerCycle out of range"
-        } else {
-            return Ok(());
-        };
-        Err(Error::Config(why.into()))
-    }
-
-    /// The cleaner's part of the options.
-    pub fn clean(&self) -> CleanConfig {
-        CleanConfig {
-            clean_thinking: self.clean_thinking,
-            clear_reasoning_content: self.clear_reasoning_content,
-            drop_tool_results: self.drop_tool_results,
-            drop_tool_call_messages: self.drop_tool_call_messages,
-            keep_recent_turns: self.keep_recent_turns,
+        // Every range the core enforces is in the manifest.
+        for key in defaults.keys() {
+            let p = &properties[key];
+            let bounded = ["minimum", "maximum", "exclusiveMinimum"]
+                .iter()
+                .any(|b| p.get(*b).is_some());
+            let huge = if p["type"] == "integer" {
+                json!(u64::MAX)
+            } else {
+                json!(-1.0)
+            };
+            if !bounded && matches!(p["type"].as_str(), Some("integer" | "number")) {
+                assert!(
+                    read(json!({ key: huge })).is_ok(),
+                    "{key} has a range the manifest does not give"
+                );
+            }
         }
+    }
+
+    /// The `.d.ts` lists every key.
+    #[test]
+    fn the_typescript_interface_lists_every_key() {
+        let defaults = serde_json::to_value(Config::default()).unwrap();
+        let keys: Vec<&String> = defaults.as_object().unwrap().keys().collect();
+        let fields = crate::wire::typescript::fields(TYPESCRIPT, "Config");
+        assert_eq!(fields.iter().map(|(k, _)| k).collect::<Vec<_>>(), keys);
+        assert!(fields.iter().all(|(_, required)| !required), "every key is optional");
     }
 }

@@ -14,10 +14,9 @@
 
 use crate::hash::{HashMap, HashSet};
 use crate::message::{self, Kind};
-use crate::read::{boolean, list, narrow, pair, string, strings, u64_of, unsigned, usize_of, Fields, Parsed};
 use crate::turns::{self, TokenBreakdown};
-use serde::de::{Deserialize, Deserializer, Error as _};
-use serde::Serialize;
+use crate::wire::transcript::Entry;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Bumped whenever the serialized shape changes; older files are rebuilt.
@@ -27,36 +26,20 @@ pub const INDEX_VERSION: u32 = 1;
 const TOPIC_TEXT_CHARS: usize = 1500;
 const PREVIEW_CHARS: usize = 120;
 
-/// One transcript entry as the JS reader hands it over (JSON keys in camelCase, `kind` as
-/// `type`; every field may be missing).
-#[derive(Debug, Clone, Default)]
-pub struct Entry {
-    pub id: Option<String>,
-    pub parent_id: Option<String>,
-    pub kind: String,
-    pub message: Option<Value>,
-    /// Byte range `[start, end)` of the line in a JSONL file.
-    pub range: Option<(u64, u64)>,
-    /// Row sequence number in the host's transcript store.
-    pub seq: Option<u64>,
-    /// For `compaction` entries: the first entry the host still sends.
-    pub first_kept_entry_id: Option<String>,
-}
-
 /// Where a message of a turn lives in the transcript.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EntryRef {
     pub id: String,
     pub role: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub range: Option<(u64, u64)>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seq: Option<u64>,
 }
 
 /// One indexed turn.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TurnRecord {
     /// Entry id of the turn's user message (stable across requests and restarts).
@@ -68,11 +51,12 @@ pub struct TurnRecord {
     pub tools: Vec<String>,
     pub user_preview: String,
     pub assistant_preview: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub started_at: Option<Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ended_at: Option<Value>,
     /// The host folded this turn into a compaction summary and no longer sends it.
+    #[serde(default)]
     pub compacted: bool,
     /// User and assistant text (shortened) and tool names, for topic detection.
     pub topic_assistant: String,
@@ -89,8 +73,9 @@ pub enum Rewrite {
     UnknownParent,
 }
 
-/// The index of one session's active branch.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+/// The index of one session's active branch. Persisted by the JS layer as its JSON, and read
+/// back leniently (unknown keys ignored; [`INDEX_VERSION`] tells a file of another build).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionIndex {
     pub version: u32,
@@ -102,11 +87,12 @@ pub struct SessionIndex {
     pub preamble: Vec<EntryRef>,
     pub turns: Vec<TurnRecord>,
     /// The latest compaction on the branch: the first entry the host still sends.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_kept_entry_id: Option<String>,
     /// Entries skipped (no id, duplicate id, or cut off by a parent cycle).
     pub skipped: usize,
     /// Whether the last significant message was a user prompt (turn grouping state).
+    #[serde(default)]
     pub(crate) prev_user: bool,
 }
 
@@ -304,158 +290,9 @@ fn active_branch<'a>(entries: &'a [Entry], skipped: &mut usize) -> Vec<&'a Entry
     chain
 }
 
-// ---------------------------------------------------------------------------------------------
-// Deserialization
-// ---------------------------------------------------------------------------------------------
-//
-// By hand, from a parsed JSON value: derived `Deserialize` impls are compiled once per input
-// format, with a visitor per field type (over 20 KB of wasm for these types). What is accepted
-// is what the derived impls accepted (missing `Option` fields are `None`, `null` is `None`,
-// unknown fields are ignored), and a wrong type or a missing field gives the same message
-// (the test `hand_written_deserialization_matches_the_derived_one` checks both). Differences,
-// all on input nothing writes: an error points at the end of the object rather than at the
-// value, a repeated key is not an error (the last one counts), and a struct cannot be given
-// as an array of its fields.
-
-impl<'de> Deserialize<'de> for Entry {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Entry::from_value(Value::deserialize(d)?).map_err(D::Error::custom)
-    }
-}
-
-impl<'de> Deserialize<'de> for SessionIndex {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        SessionIndex::from_value(Value::deserialize(d)?).map_err(D::Error::custom)
-    }
-}
-
-// Each reader fills a value made of empty fields in place, in a closure: a field that fails
-// returns at once with nothing to drop, and the partly read value is dropped in one place
-// (with `?` between the fields of a struct literal, every exit drops the fields read so far).
-
-impl Entry {
-    pub(crate) fn from_value(v: Value) -> Parsed<Entry> {
-        let mut f = Fields::of(v, "struct Entry")?;
-        let mut e = Entry::default();
-        (|| -> Parsed<()> {
-            opt_text(&mut f, "id", &mut e.id)?;
-            opt_text(&mut f, "parentId", &mut e.parent_id)?;
-            e.kind = f.or_default("type", string)?;
-            opt_value(&mut f, "message", &mut e.message)?;
-            e.range = f.opt("range", pair)?;
-            e.seq = f.opt("seq", u64_of)?;
-            opt_text(&mut f, "firstKeptEntryId", &mut e.first_kept_entry_id)?;
-            Ok(())
-        })()?;
-        Ok(e)
-    }
-}
-
-impl SessionIndex {
-    pub(crate) fn from_value(v: Value) -> Parsed<SessionIndex> {
-        let mut f = Fields::of(v, "struct SessionIndex")?;
-        let mut x = SessionIndex::default();
-        (|| -> Parsed<()> {
-            x.version = f.req("version", |v| narrow(unsigned(&v, "u32")?, "u32"))?;
-            opt_text(&mut f, "tip", &mut x.tip)?;
-            x.entries = f.req("entries", usize_of)?;
-            x.preamble = f.req("preamble", entry_refs)?;
-            x.turns = f.req("turns", |v| list(v, turn_record))?;
-            opt_text(&mut f, "firstKeptEntryId", &mut x.first_kept_entry_id)?;
-            x.skipped = f.req("skipped", usize_of)?;
-            x.prev_user = f.or_default("prevUser", boolean)?;
-            Ok(())
-        })()?;
-        Ok(x)
-    }
-}
-
-/// A string field that must be present, read into `out` (one copy of the code for all of
-/// them).
-#[inline(never)]
-fn req_text(f: &mut Fields, key: &'static str, out: &mut String) -> Parsed<()> {
-    *out = f.req(key, string)?;
-    Ok(())
-}
-
-/// An optional string field, read into `out`.
-#[inline(never)]
-fn opt_text(f: &mut Fields, key: &'static str, out: &mut Option<String>) -> Parsed<()> {
-    *out = f.opt(key, string)?;
-    Ok(())
-}
-
-/// An optional field of any JSON value, read into `out`.
-#[inline(never)]
-fn opt_value(f: &mut Fields, key: &'static str, out: &mut Option<Value>) -> Parsed<()> {
-    *out = f.opt(key, Ok)?;
-    Ok(())
-}
-
-fn entry_refs(v: Value) -> Parsed<Vec<EntryRef>> {
-    list(v, entry_ref)
-}
-
-fn entry_ref(v: Value) -> Parsed<EntryRef> {
-    let mut f = Fields::of(v, "struct EntryRef")?;
-    let mut r = EntryRef::default();
-    (|| -> Parsed<()> {
-        req_text(&mut f, "id", &mut r.id)?;
-        req_text(&mut f, "role", &mut r.role)?;
-        r.range = f.opt("range", pair)?;
-        r.seq = f.opt("seq", u64_of)?;
-        Ok(())
-    })()?;
-    Ok(r)
-}
-
-fn turn_record(v: Value) -> Parsed<TurnRecord> {
-    let mut f = Fields::of(v, "struct TurnRecord")?;
-    let mut t = TurnRecord::default();
-    (|| -> Parsed<()> {
-        req_text(&mut f, "id", &mut t.id)?;
-        req_text(&mut f, "key", &mut t.key)?;
-        t.entries = f.req("entries", entry_refs)?;
-        t.tokens = f.req("tokens", token_breakdown)?;
-        t.tools = f.req("tools", strings)?;
-        req_text(&mut f, "userPreview", &mut t.user_preview)?;
-        req_text(&mut f, "assistantPreview", &mut t.assistant_preview)?;
-        opt_value(&mut f, "startedAt", &mut t.started_at)?;
-        opt_value(&mut f, "endedAt", &mut t.ended_at)?;
-        t.compacted = f.or_default("compacted", boolean)?;
-        req_text(&mut f, "topicAssistant", &mut t.topic_assistant)?;
-        req_text(&mut f, "topicUser", &mut t.topic_user)?;
-        Ok(())
-    })()?;
-    Ok(t)
-}
-
-/// Every count may be missing (0). Read in a loop: one exit on error rather than one per
-/// count.
-fn token_breakdown(v: Value) -> Parsed<TokenBreakdown> {
-    let mut f = Fields::of(v, "struct TokenBreakdown")?;
-    let mut t = TokenBreakdown::default();
-    let counts: [(&str, &mut usize); 9] = [
-        ("total", &mut t.total),
-        ("user", &mut t.user),
-        ("assistant", &mut t.assistant),
-        ("toolResult", &mut t.tool_result),
-        ("other", &mut t.other),
-        ("text", &mut t.text),
-        ("thinking", &mut t.thinking),
-        ("toolCall", &mut t.tool_call),
-        ("image", &mut t.image),
-    ];
-    for (k, n) in counts {
-        *n = f.or_default(k, usize_of)?;
-    }
-    Ok(t)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::read::testing::{arrays_as_structs, message, mutations};
     use serde_json::json;
 
     fn entry(id: &str, parent: Option<&str>, msg: Value) -> Entry {
@@ -546,194 +383,5 @@ mod tests {
         let idx = SessionIndex::build(&all);
         assert!(idx.turns[0].compacted);
         assert!(!idx.turns[1].compacted);
-    }
-
-    /// The derived impls these types had; the hand-written ones must agree with them.
-    #[allow(dead_code)]
-    mod derived {
-        use serde::Deserialize;
-        use serde_json::Value;
-
-        #[derive(Debug, Deserialize)]
-        #[serde(rename_all = "camelCase")]
-        pub struct Entry {
-            pub id: Option<String>,
-            #[serde(default)]
-            pub parent_id: Option<String>,
-            #[serde(default, rename = "type")]
-            pub kind: String,
-            #[serde(default)]
-            pub message: Option<Value>,
-            #[serde(default)]
-            pub range: Option<(u64, u64)>,
-            #[serde(default)]
-            pub seq: Option<u64>,
-            #[serde(default)]
-            pub first_kept_entry_id: Option<String>,
-        }
-
-        #[derive(Debug, Deserialize)]
-        #[serde(rename_all = "camelCase")]
-        pub struct EntryRef {
-            pub id: String,
-            pub role: String,
-            #[serde(default)]
-            pub range: Option<(u64, u64)>,
-            #[serde(default)]
-            pub seq: Option<u64>,
-        }
-
-        #[derive(Debug, Default, Deserialize)]
-        #[serde(rename_all = "camelCase", default)]
-        pub struct TokenBreakdown {
-            pub total: usize,
-            pub user: usize,
-            pub assistant: usize,
-            pub tool_result: usize,
-            pub other: usize,
-            pub text: usize,
-            pub thinking: usize,
-            pub tool_call: usize,
-            pub image: usize,
-        }
-
-        #[derive(Debug, Deserialize)]
-        #[serde(rename_all = "camelCase")]
-        pub struct TurnRecord {
-            pub id: String,
-            pub key: String,
-            pub entries: Vec<EntryRef>,
-            pub tokens: TokenBreakdown,
-            pub tools: Vec<String>,
-            pub user_preview: String,
-            pub assistant_preview: String,
-            #[serde(default)]
-            pub started_at: Option<Value>,
-            #[serde(default)]
-            pub ended_at: Option<Value>,
-            #[serde(default)]
-            pub compacted: bool,
-            pub topic_assistant: String,
-            pub topic_user: String,
-        }
-
-        #[derive(Debug, Deserialize)]
-        #[serde(rename_all = "camelCase")]
-        pub struct SessionIndex {
-            pub version: u32,
-            pub tip: Option<String>,
-            pub entries: usize,
-            pub preamble: Vec<EntryRef>,
-            pub turns: Vec<TurnRecord>,
-            #[serde(default)]
-            pub first_kept_entry_id: Option<String>,
-            pub skipped: usize,
-            #[serde(default)]
-            pub prev_user: bool,
-        }
-    }
-
-    #[test]
-    fn hand_written_deserialization_matches_the_derived_one() {
-        let mut all = session();
-        all.push(
-            serde_json::from_value(
-                json!({"id":"k","parentId":"e","type":"compaction","firstKeptEntryId":"e","range":[3,9],"seq":4}),
-            )
-            .unwrap(),
-        );
-        let idx = SessionIndex::build(&all);
-        let index = serde_json::to_value(&idx).unwrap();
-        let back: SessionIndex = serde_json::from_str(&index.to_string()).unwrap();
-        assert_eq!(back, idx);
-        let mut cases = 0;
-        for m in mutations(&index) {
-            let text = m.to_string();
-            let ours = serde_json::from_str::<SessionIndex>(&text);
-            let theirs = serde_json::from_str::<derived::SessionIndex>(&text);
-            if arrays_as_structs(&ours) {
-                continue;
-            }
-            match (ours, theirs) {
-                (Ok(a), Ok(b)) => assert_eq!(
-                    format!(
-                        "{:?}",
-                        (
-                            a.version,
-                            a.tip,
-                            a.turns.len(),
-                            a.prev_user,
-                            a.turns.first().map(|t| (
-                                t.tokens.total,
-                                t.entries.len(),
-                                t.started_at.clone(),
-                                t.compacted
-                            ))
-                        )
-                    ),
-                    format!(
-                        "{:?}",
-                        (
-                            b.version,
-                            b.tip,
-                            b.turns.len(),
-                            b.prev_user,
-                            b.turns.first().map(|t| (
-                                t.tokens.total,
-                                t.entries.len(),
-                                t.started_at.clone(),
-                                t.compacted
-                            ))
-                        )
-                    ),
-                    "{text}"
-                ),
-                (Err(a), Err(b)) => assert_eq!(message(a), message(b), "{text}"),
-                (a, b) => panic!("{text}: ours {:?}, derived {:?}", a.map(|_| ()), b.map(|_| ())),
-            }
-            cases += 1;
-        }
-        let entry = json!({"id":"k","parentId":"e","type":"compaction","message":{"role":"user"},"range":[3,9],"seq":4,"firstKeptEntryId":"e"});
-        for m in mutations(&entry) {
-            let text = m.to_string();
-            let ours = serde_json::from_str::<Entry>(&text);
-            let theirs = serde_json::from_str::<derived::Entry>(&text);
-            if arrays_as_structs(&ours) {
-                continue;
-            }
-            match (ours, theirs) {
-                (Ok(a), Ok(b)) => assert_eq!(
-                    format!(
-                        "{:?}",
-                        (
-                            a.id,
-                            a.parent_id,
-                            a.kind,
-                            a.message,
-                            a.range,
-                            a.seq,
-                            a.first_kept_entry_id
-                        )
-                    ),
-                    format!(
-                        "{:?}",
-                        (
-                            b.id,
-                            b.parent_id,
-                            b.kind,
-                            b.message,
-                            b.range,
-                            b.seq,
-                            b.first_kept_entry_id
-                        )
-                    ),
-                    "{text}"
-                ),
-                (Err(a), Err(b)) => assert_eq!(message(a), message(b), "{text}"),
-                (a, b) => panic!("{text}: ours {:?}, derived {:?}", a.map(|_| ()), b.map(|_| ())),
-            }
-            cases += 1;
-        }
-        assert!(cases > 500, "{cases}");
     }
 }

@@ -12,7 +12,9 @@
 //! * [`clean`]: what completed turns lose (thinking, finished tool chatter);
 //! * [`gate`]: whether an output is still valid for providers;
 //! * [`tokens`]: how many tokens a message costs;
-//! * [`config`]: the options and their defaults.
+//! * [`config`]: the options and their defaults;
+//! * [`wire`]: the boundary's requests and results (serde types and their TypeScript);
+//! * [`error`]: what the core refuses, and why.
 
 pub mod assemble;
 pub mod clean;
@@ -23,13 +25,10 @@ pub mod gate;
 pub mod hash;
 pub mod hostmeta;
 pub mod index;
-mod json_in;
-mod json_out;
 pub mod memo;
 pub mod message;
 pub mod pairing;
 pub mod prune;
-mod read;
 pub mod session;
 pub mod steps;
 pub mod summary;
@@ -37,69 +36,14 @@ pub mod tokens;
 pub mod topics;
 pub mod truncate;
 pub mod turns;
+pub mod wire;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;
 
-use serde::de::{Deserialize, Deserializer, Error as _};
-use serde::Serialize;
+use error::{InputError, PruneError};
 use serde_json::Value;
-
-pub use error::Error;
-
-/// A `clean` request: the messages and the cleaner's options.
-#[derive(Debug)]
-pub struct CleanRequest {
-    pub messages: Vec<Value>,
-    /// The engine's config (`null` when missing).
-    pub config: Value,
-    /// The upcoming prompt is not part of `messages`: every message belongs to a finished turn.
-    pub history_complete: bool,
-}
-
-impl CleanRequest {
-    /// Reads a request by hand (see [`read`]): `messages` required, `config` and
-    /// `historyComplete` optional, no other key.
-    pub(crate) fn from_value(v: Value) -> read::Parsed<CleanRequest> {
-        let (mut messages, mut config, mut history_complete) = (None, Value::Null, false);
-        read::object(
-            v,
-            "struct CleanRequest",
-            &["messages", "config", "historyComplete"],
-            1,
-            true,
-            &mut |k, v| {
-                match k {
-                    0 => messages = Some(read::array(v)?),
-                    1 => config = v,
-                    _ => history_complete = read::boolean(v)?,
-                }
-                Ok(())
-            },
-        )?;
-        Ok(CleanRequest {
-            messages: read::required(messages, "messages")?,
-            config,
-            history_complete,
-        })
-    }
-}
-
-impl<'de> Deserialize<'de> for CleanRequest {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        CleanRequest::from_value(Value::deserialize(d)?).map_err(D::Error::custom)
-    }
-}
-
-/// A `clean` result: the plan, the counts, and why the input was returned unchanged, if it was.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CleanResult {
-    pub steps: Vec<steps::Step>,
-    pub stats: clean::CleanStats,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub fallback: Option<String>,
-}
+use wire::clean::{CleanRequest, CleanResult, SummarizeRequest};
 
 /// Cleans the messages of a request and gates the result. A plan the gate refuses is
 /// replaced by the identity plan, with the refusal as `fallback`.
@@ -136,224 +80,120 @@ pub fn clean_history(messages: &[Value], config: &config::CleanConfig, complete:
     }
 }
 
-/// [`clean_messages`] over a JSON request document (`{"messages": [...], "config": {...}}`).
-/// `config` is the engine's whole config (the cleaner uses its part).
-pub fn clean_json(input: &str) -> Result<String, Error> {
-    let req = CleanRequest::from_value(json_in::parse(input)?)?;
-    let cfg = config::Config::from_json(&req.config)?;
-    Ok(json_out::to_string(&clean_history(
+/// [`clean_history`] over a JSON [`CleanRequest`]; the result as JSON.
+pub fn clean_json(input: &str) -> Result<String, InputError> {
+    let req: CleanRequest = wire::parse("request", input)?;
+    let cfg = req.config.unwrap_or_default();
+    Ok(wire::to_json(&clean_history(
         &req.messages,
         &cfg.clean(),
         req.history_complete,
     )))
 }
 
-/// A one-shot assemble over a whole transcript (see [`session::OneShot`]).
-pub fn assemble_json(input: &str) -> Result<String, Error> {
-    Ok(json_out::to_string(&one_shot(json_in::parse(input)?)?.run()?))
+/// A one-shot assemble ([`session::assemble_once`]) over a JSON
+/// [`wire::assemble::AssembleOnceRequest`]; the result as JSON.
+pub fn assemble_json(input: &str) -> Result<String, InputError> {
+    Ok(session::assemble_once(wire::parse("request", input)?).to_json())
 }
 
-/// Reads a one-shot request by hand (see [`read`]), as the derived impl of
-/// [`session::OneShot`] does: `messages` required, the other keys optional, no unknown key.
-fn one_shot(v: Value) -> read::Parsed<session::OneShot> {
-    let mut messages = None;
-    let mut r = session::OneShot {
-        messages: Vec::new(),
-        entries: None,
-        prompt: None,
-        budget: None,
-        config: Value::Null,
-        summaries: Default::default(),
-        folded: Vec::new(),
-        pins: Default::default(),
-    };
-    read::object(
-        v,
-        "struct OneShot",
-        &[
-            "messages",
-            "entries",
-            "prompt",
-            "budget",
-            "config",
-            "summaries",
-            "folded",
-            "pins",
-        ],
-        1,
-        true,
-        &mut |k, v| {
-            match k {
-                0 => messages = Some(read::array(v)?),
-                1 => r.entries = read::opt(v, |v| read::list(v, index::Entry::from_value))?,
-                2 => r.prompt = read::opt(v, read::string)?,
-                3 => r.budget = read::opt(v, read::usize_of)?,
-                4 => r.config = v,
-                5 => r.summaries = read::map(v, read::string)?,
-                6 => r.folded = read::strings(v)?,
-                _ => r.pins = read::pins(v)?,
-            }
-            Ok(())
-        },
-    )?;
-    r.messages = read::required(messages, "messages")?;
-    Ok(r)
-}
-
-/// A deterministic summary of one turn: `{"turnId", "messages", "maxTokens"}` → text
-/// (`maxTokens` 120 when missing; other keys are ignored).
-pub fn summarize_json(input: &str) -> Result<String, Error> {
-    let (turn_id, messages, max_tokens) = summary_request(json_in::parse(input)?)?;
+/// A deterministic summary of one turn, from a JSON [`SummarizeRequest`].
+pub fn summarize_json(input: &str) -> Result<String, InputError> {
+    let req: SummarizeRequest = wire::parse("request", input)?;
     Ok(summary::extractive(&summary::SummaryInput {
-        turn_id: &turn_id,
-        messages: &messages,
-        max_tokens,
+        turn_id: &req.turn_id,
+        messages: &req.messages,
+        max_tokens: req.max_tokens,
     }))
 }
 
-/// Reads a summary request by hand (see [`read`]): `turnId`, `messages`, `maxTokens`.
-fn summary_request(v: Value) -> read::Parsed<(String, Vec<Value>, usize)> {
-    let (mut turn_id, mut messages, mut max_tokens) = (None, None, 120);
-    read::object(
-        v,
-        "struct Req",
-        &["turnId", "messages", "maxTokens"],
-        2,
-        false,
-        &mut |k, v| {
-            match k {
-                0 => turn_id = Some(read::string(v)?),
-                1 => messages = Some(read::array(v)?),
-                _ => max_tokens = read::usize_of(v)?,
-            }
-            Ok(())
-        },
-    )?;
-    Ok((
-        read::required(turn_id, "turnId")?,
-        read::required(messages, "messages")?,
-        max_tokens,
-    ))
+/// Estimated tokens of a JSON message array.
+pub fn estimate_json(input: &str) -> Result<usize, InputError> {
+    let messages: Vec<Value> = wire::parse("messages", input)?;
+    Ok(tokens::messages(&messages))
 }
 
-/// Estimated tokens of a JSON message array.
-pub fn estimate_json(input: &str) -> Result<usize, Error> {
-    let messages = read::list(json_in::parse(input)?, Ok)?;
-    Ok(tokens::messages(&messages))
+/// [`prune::prune`] over a JSON [`wire::prune::PruneRequest`]; the result as JSON.
+pub fn prune_json(input: &str) -> Result<String, PruneError> {
+    Ok(wire::to_json(&prune::prune(&wire::parse("request", input)?)?))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::read::testing::agree;
     use serde_json::json;
 
-    /// The derived impls of the requests read here; the hand-written readers must agree.
-    #[allow(dead_code)]
-    mod derived {
-        use serde::Deserialize;
-        use serde_json::Value;
-
-        #[derive(Debug, Deserialize)]
-        #[serde(rename_all = "camelCase", deny_unknown_fields)]
-        pub struct CleanRequest {
-            pub messages: Vec<Value>,
-            #[serde(default)]
-            pub config: Value,
-            #[serde(default)]
-            pub history_complete: bool,
+    /// What a person calling the boundary with a wrong request reads.
+    #[test]
+    fn bad_requests_name_the_field() {
+        let m = json!([{"role": "user", "content": "hi"}]);
+        for (call, input, message) in [
+            (
+                clean_json as fn(&str) -> Result<String, InputError>,
+                json!({"messages": 3}),
+                "invalid request: messages: invalid type: integer `3`, expected a sequence",
+            ),
+            (
+                clean_json,
+                json!({"messages": m, "config": {"maxTokens": "many"}}),
+                "invalid request: config.maxTokens: invalid type: string \"many\", expected usize",
+            ),
+            (
+                clean_json,
+                json!({"messages": m, "config": {"keepRecentTurn": 1}}),
+                "invalid request: config: unknown field `keepRecentTurn`, expected one of",
+            ),
+            (
+                clean_json,
+                json!({"message": m}),
+                "invalid request: unknown field `message`, expected one of `messages`, `config`, `historyComplete`",
+            ),
+            (
+                assemble_json,
+                json!({"messages": m, "entries": [{"id": 5}]}),
+                "invalid request: entries[0].id: invalid type: integer `5`, expected a string",
+            ),
+            (
+                assemble_json,
+                json!({"messages": m, "budget": -1}),
+                "invalid request: budget: invalid value: integer `-1`, expected usize",
+            ),
+            (
+                assemble_json,
+                json!({"messages": m, "pins": {"tools": "read"}}),
+                "invalid request: pins.tools: invalid type: string \"read\", expected a sequence",
+            ),
+            (
+                summarize_json,
+                json!({"messages": m}),
+                "invalid request: missing field `turnId`",
+            ),
+        ] {
+            let e = call(&input.to_string()).unwrap_err().to_string();
+            assert!(e.starts_with(message), "{input}: {e}");
         }
-
-        #[derive(Debug, Deserialize)]
-        #[serde(rename_all = "camelCase")]
-        pub struct Req {
-            pub turn_id: String,
-            pub messages: Vec<Value>,
-            #[serde(default = "default_summary_tokens")]
-            pub max_tokens: usize,
-        }
-
-        fn default_summary_tokens() -> usize {
-            120
-        }
+        let e = prune_json(&json!({"messages": m, "strategy": "lru"}).to_string()).unwrap_err();
+        assert!(e.to_string().starts_with("invalid request: strategy: unknown variant `lru`, expected one of `fifo`, `sliding-window`, `importance`"), "{e}");
+        let e = prune_json(&json!({"messages": m, "strategy": "fifo"}).to_string()).unwrap_err();
+        assert!(
+            e.to_string().starts_with("invalid request: fifo needs targetTokens"),
+            "{e}"
+        );
+        let e = estimate_json("[1, {").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid messages: [1]: EOF while parsing an object at line 1 column 5"
+        );
     }
 
     #[test]
-    fn hand_written_readers_match_the_derived_ones() {
-        let messages = json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "ok"}]);
-        let mut cases = 0;
-        for v in [
-            json!({"messages": messages, "config": {"maxTokens": 300}, "historyComplete": true}),
-            json!({"config": null, "historyComplete": false, "messages": []}),
-            json!({"messages": [], "bogus": 1, "config": 2}),
-            json!({"historyComplete": 3, "nope": 1}),
-            json!([messages, {"mode": "clean"}, true]),
-            json!([[], null]),
-            json!([[]]),
-            json!([]),
-            json!([[], {}, false, 1]),
-            json!([1, {}, false, 1]),
-        ] {
-            cases += agree(
-                &v,
-                CleanRequest::from_value,
-                |t: &str| serde_json::from_str::<derived::CleanRequest>(t),
-                |r| format!("{:?}", (r.messages, r.config, r.history_complete)),
-                |r| format!("{:?}", (r.messages, r.config, r.history_complete)),
-            );
-        }
-        for v in [
-            json!({"turnId": "t1", "messages": messages, "maxTokens": 40}),
-            json!({"messages": [], "extra": [1], "turnId": "x"}),
-            json!({"maxTokens": "a", "turnId": 1}),
-            json!(["t", messages, 30]),
-            json!(["t", []]),
-            json!(["t"]),
-            json!(["t", [], 1, 2]),
-        ] {
-            cases += agree(
-                &v,
-                summary_request,
-                |t: &str| serde_json::from_str::<derived::Req>(t),
-                |r| format!("{r:?}"),
-                |r| format!("{:?}", (r.turn_id, r.messages, r.max_tokens)),
-            );
-        }
-        // the one-shot assemble request, against `session::OneShot`'s derived impl
-        let show = |r: session::OneShot| {
-            format!(
-                "{:?}",
-                (
-                    r.messages,
-                    r.entries.map(|e| format!("{e:?}")),
-                    r.prompt,
-                    r.budget,
-                    r.config,
-                    r.summaries.into_iter().collect::<std::collections::BTreeMap<_, _>>(),
-                    r.folded,
-                    r.pins
-                )
-            )
-        };
-        for v in [
-            json!({"messages": messages, "entries": [{"id": "a", "parentId": null, "type": "message",
-                "message": {"role": "user"}, "range": [1, 2], "seq": 3}], "prompt": "p", "budget": 900,
-                "config": {"maxTokens": 300}, "summaries": {"a": "s", "b": "t"}, "folded": ["a"],
-                "pins": {"turnIds": ["a"], "tools": ["read"], "patterns": ["x"]}}),
-            json!({"entries": null, "prompt": null, "budget": null, "messages": [], "x": 1}),
-            json!([messages, null, "p", 5, {}, {"a": "b"}, ["c"], [["d"]]]),
-            json!([[], [{"id": "e"}]]),
-            json!([]),
-            json!([[], null, null, null, null, {}, [], {}, 9]),
-        ] {
-            cases += agree(
-                &v,
-                one_shot,
-                |t: &str| serde_json::from_str::<session::OneShot>(t),
-                show,
-                show,
-            );
-        }
-        assert!(cases > 300, "{cases}");
+    fn a_missing_config_is_the_default_one() {
+        let m = json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": [{"type": "thinking", "thinking": "x"}, {"type": "text", "text": "a"}]}, {"role": "user", "content": "b"}]);
+        let with = |config: Value| clean_json(&json!({"messages": m, "config": config}).to_string()).unwrap();
+        let default = clean_json(&json!({"messages": m}).to_string()).unwrap();
+        assert!(default.contains("\"cleanedThink\":1"), "{default}");
+        assert_eq!(with(Value::Null), default);
+        assert_eq!(with(json!({})), default);
+        assert_ne!(with(json!({"cleanThinking": false})), default);
     }
 }

@@ -19,206 +19,19 @@
 //! Pure: the caller applies the result (the plugin folds the pruned turns, so they stay
 //! recoverable).
 
-use crate::error::Error;
+use crate::error::PruneError;
 use crate::frontier;
 use crate::gate;
-use crate::hash::HashMap;
 use crate::message::{self, Kind};
 use crate::pairing::Pairing;
-use crate::read::{self, Bad, Parsed};
-use crate::session::Pins;
 use crate::steps::Step;
 use crate::tokens;
 use crate::topics::lowercase;
 use crate::turns;
-use serde::de::{Deserialize, Deserializer, Error as _};
-use serde::Serialize;
+use crate::wire::assemble::Pins;
+use crate::wire::prune::{PruneRequest, PruneResult, PrunedUnit, Skipped, Strategy};
 use serde_json::Value;
 use std::ops::Range;
-
-/// How to choose what to prune.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Strategy {
-    /// Oldest first.
-    Fifo,
-    /// Keep the N most recent messages.
-    SlidingWindow,
-    /// Least important first.
-    Importance,
-}
-
-/// A prune request.
-#[derive(Debug, Clone)]
-pub struct PruneRequest {
-    pub messages: Vec<Value>,
-    pub strategy: Strategy,
-    /// `sliding-window`: how many of the most recent messages to keep.
-    pub keep_messages: Option<usize>,
-    /// `fifo` / `importance`: prune until the request costs at most this many tokens.
-    pub target_tokens: Option<usize>,
-    /// Prune at most this many turns.
-    pub max_turns: Option<usize>,
-    /// The last N turns are never pruned (at least one); 5 when missing.
-    pub protect_recent_turns: usize,
-    /// True when missing.
-    pub preserve_system_messages: bool,
-    pub pins: Pins,
-    /// Turn ids by the hex content key of their user message (from the session index);
-    /// turns not listed get content-hash ids.
-    pub ids_by_key: HashMap<String, String>,
-    /// What each turn costs in the request as it is sent now (e.g. after cleaning), by id;
-    /// its raw estimate otherwise.
-    pub turn_tokens: HashMap<String, usize>,
-    /// Turns not to consider (e.g. already folded).
-    pub exclude: Vec<String>,
-}
-
-impl PruneRequest {
-    /// Reads a request by hand (see [`crate::read`]): `messages` and `strategy` required, the
-    /// other keys optional (`null` is `None` for the `Option`s and refused for the others), no
-    /// unknown key.
-    pub(crate) fn from_value(v: Value) -> Parsed<PruneRequest> {
-        let (mut messages, mut strategy) = (None, None);
-        let mut r = PruneRequest {
-            messages: Vec::new(),
-            strategy: Strategy::Fifo,
-            keep_messages: None,
-            target_tokens: None,
-            max_turns: None,
-            protect_recent_turns: 5,
-            preserve_system_messages: true,
-            pins: Pins::default(),
-            ids_by_key: HashMap::default(),
-            turn_tokens: HashMap::default(),
-            exclude: Vec::new(),
-        };
-        read::object(
-            v,
-            "struct PruneRequest",
-            &[
-                "messages",
-                "strategy",
-                "keepMessages",
-                "targetTokens",
-                "maxTurns",
-                "protectRecentTurns",
-                "preserveSystemMessages",
-                "pins",
-                "idsByKey",
-                "turnTokens",
-                "exclude",
-            ],
-            2,
-            true,
-            &mut |k, v| {
-                match k {
-                    0 => messages = Some(read::array(v)?),
-                    1 => strategy = Some(Strategy::from_value(v)?),
-                    2..=4 => {
-                        let n = read::opt(v, read::usize_of)?;
-                        *match k {
-                            2 => &mut r.keep_messages,
-                            3 => &mut r.target_tokens,
-                            _ => &mut r.max_turns,
-                        } = n;
-                    }
-                    5 => r.protect_recent_turns = read::usize_of(v)?,
-                    6 => r.preserve_system_messages = read::boolean(v)?,
-                    7 => r.pins = read::pins(v)?,
-                    8 => r.ids_by_key = read::map(v, read::string)?,
-                    9 => r.turn_tokens = read::map(v, read::usize_of)?,
-                    _ => r.exclude = read::strings(v)?,
-                }
-                Ok(())
-            },
-        )?;
-        r.messages = read::required(messages, "messages")?;
-        r.strategy = read::required(strategy, "strategy")?;
-        Ok(r)
-    }
-}
-
-impl<'de> Deserialize<'de> for PruneRequest {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        PruneRequest::from_value(Value::deserialize(d)?).map_err(D::Error::custom)
-    }
-}
-
-impl Strategy {
-    /// A strategy by name; also, as serde reads enums, an object with the name as its one key
-    /// and `null` as its value. Any other value is refused with serde_json's message for it.
-    fn from_value(v: Value) -> Parsed<Strategy> {
-        let (name, value, more) = match v {
-            Value::String(s) => (s, Value::Null, false),
-            Value::Object(m) if !m.is_empty() => {
-                let more = m.len() > 1;
-                let (k, v) = m.into_iter().next().unwrap_or_default();
-                (k, v, more)
-            }
-            _ => return Err(Bad::custom("expected value")),
-        };
-        let strategy = match name.as_str() {
-            "fifo" => Strategy::Fifo,
-            "sliding-window" => Strategy::SlidingWindow,
-            "importance" => Strategy::Importance,
-            _ => return Err(Bad::unknown_variant(&name, &["fifo", "sliding-window", "importance"])),
-        };
-        if !value.is_null() {
-            return Err(read::invalid_type(&value, "unit"));
-        }
-        if more {
-            return Err(Bad::custom("expected value"));
-        }
-        Ok(strategy)
-    }
-}
-
-/// One pruned unit.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PrunedUnit {
-    /// Its turn ids (one, or more when a tool exchange spans turns).
-    pub turn_ids: Vec<String>,
-    /// Message positions `[start, end)`.
-    pub range: (usize, usize),
-    pub tokens: usize,
-    /// The importance score (`importance` only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub score: Option<f64>,
-}
-
-/// Turns that could not be pruned, by reason.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Skipped {
-    pub protected: usize,
-    pub pinned: usize,
-    pub excluded: usize,
-    /// Units whose removal the validity gate refused.
-    pub gate: usize,
-}
-
-/// A prune result.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PruneResult {
-    pub strategy: Strategy,
-    pub pruned: Vec<PrunedUnit>,
-    /// All pruned turn ids, oldest first.
-    pub turn_ids: Vec<String>,
-    /// Pruned message positions, ascending.
-    pub messages: Vec<usize>,
-    /// The request without the pruned messages, as a plan over the input.
-    pub steps: Vec<Step>,
-    pub messages_before: usize,
-    pub messages_after: usize,
-    pub tokens_before: usize,
-    pub tokens_after: usize,
-    /// Whether the target (`targetTokens` / `keepMessages`) was reached.
-    pub target_met: bool,
-    pub skipped: Skipped,
-}
 
 /// A candidate: consecutive turns pruned together.
 #[derive(Debug, Clone)]
@@ -283,24 +96,22 @@ pub fn importance(messages: &[Value], tokens: usize, position: f64) -> f64 {
 }
 
 /// Chooses what to prune.
-pub fn prune(req: &PruneRequest) -> Result<PruneResult, Error> {
+pub fn prune(req: &PruneRequest) -> Result<PruneResult, PruneError> {
     let messages = &req.messages;
-    match req.strategy {
+    let needs = match req.strategy {
         Strategy::SlidingWindow if req.keep_messages.is_none() => {
-            return Err(Error::Input(
-                "sliding-window needs keepMessages (how many recent messages to keep)".into(),
-            ))
+            Some("sliding-window needs keepMessages (how many recent messages to keep)")
         }
-        Strategy::Fifo | Strategy::Importance if req.target_tokens.is_none() && req.max_turns.is_none() => {
-            return Err(Error::Input(
-                match req.strategy {
-                    Strategy::Fifo => "fifo needs targetTokens (a token target) or maxTurns (how many turns to prune)",
-                    _ => "importance needs targetTokens (a token target) or maxTurns (how many turns to prune)",
-                }
-                .into(),
-            ))
+        Strategy::Fifo if req.target_tokens.is_none() && req.max_turns.is_none() => {
+            Some("fifo needs targetTokens (a token target) or maxTurns (how many turns to prune)")
         }
-        _ => {}
+        Strategy::Importance if req.target_tokens.is_none() && req.max_turns.is_none() => {
+            Some("importance needs targetTokens (a token target) or maxTurns (how many turns to prune)")
+        }
+        _ => None,
+    };
+    if let Some(why) = needs {
+        return Err(PruneError::Needs(why));
     }
     let (preamble, spans) = turns::split(messages);
     let pairing = Pairing::of(messages);
@@ -520,15 +331,10 @@ fn plan(messages: &[Value], units: &[Unit], chosen: &[usize], preserve_system: b
     steps
 }
 
-/// [`prune`] over a JSON request document.
-pub fn prune_json(input: &str) -> Result<String, Error> {
-    let req = PruneRequest::from_value(crate::json_in::parse(input)?)?;
-    Ok(crate::json_out::to_string(&prune(&req)?))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hash::HashMap;
     use serde_json::json;
 
     /// `n` turns: user, assistant calling a tool, its result, final answer (turn `k` has
@@ -737,125 +543,9 @@ mod tests {
         assert_eq!(out.skipped.excluded, 1);
     }
 
-    /// The derived impls of the request; the hand-written reader must agree with them.
-    #[allow(dead_code)]
-    mod derived {
-        use serde::Deserialize;
-        use serde_json::Value;
-        use std::collections::HashMap;
-
-        #[derive(Debug, Clone, Copy, Deserialize)]
-        #[serde(rename_all = "kebab-case")]
-        pub enum Strategy {
-            Fifo,
-            SlidingWindow,
-            Importance,
-        }
-
-        fn default_protect() -> usize {
-            5
-        }
-
-        fn default_true() -> bool {
-            true
-        }
-
-        #[derive(Debug, Deserialize)]
-        #[serde(rename_all = "camelCase", deny_unknown_fields)]
-        pub struct PruneRequest {
-            pub messages: Vec<Value>,
-            pub strategy: Strategy,
-            #[serde(default)]
-            pub keep_messages: Option<usize>,
-            #[serde(default)]
-            pub target_tokens: Option<usize>,
-            #[serde(default)]
-            pub max_turns: Option<usize>,
-            #[serde(default = "default_protect")]
-            pub protect_recent_turns: usize,
-            #[serde(default = "default_true")]
-            pub preserve_system_messages: bool,
-            #[serde(default)]
-            pub pins: crate::session::Pins,
-            #[serde(default)]
-            pub ids_by_key: HashMap<String, String>,
-            #[serde(default)]
-            pub turn_tokens: HashMap<String, usize>,
-            #[serde(default)]
-            pub exclude: Vec<String>,
-        }
-    }
-
-    #[test]
-    fn hand_written_reader_matches_the_derived_one() {
-        use std::collections::BTreeMap;
-        fn sorted<V, S>(m: std::collections::HashMap<String, V, S>) -> BTreeMap<String, V> {
-            m.into_iter().collect()
-        }
-        let mut cases = 0;
-        for v in [
-            json!({"messages": session(1), "strategy": "importance", "keepMessages": 3, "targetTokens": 10,
-                "maxTurns": 2, "protectRecentTurns": 1, "preserveSystemMessages": false,
-                "pins": {"turnIds": ["a"], "tools": ["read"], "patterns": ["x"]},
-                "idsByKey": {"00": "t0", "01": "t1"}, "turnTokens": {"t0": 5, "t1": 7}, "exclude": ["t1"]}),
-            json!({"strategy": {"sliding-window": null}, "messages": [], "pins": {"other": 1}}),
-            json!({"strategy": "fifo", "messages": [], "keepMessages": null, "bogus": 1}),
-            json!({"strategy": {"fifo": null, "importance": null}}),
-            json!({"messages": [], "strategy": "lru"}),
-            json!([[], "fifo", 1, 2, 3, 4, true, [["a"], ["b"], ["c"]], {}, {}, ["x"]]),
-            json!([[], "importance", null, null, null, 4, false, [[], ["t"]]]),
-            json!([[], "fifo", null, null, null, 4, false, [[], [], [], []]]),
-            json!([[], {"fifo": null}]),
-            json!([[]]),
-            json!([[], "fifo", 1, 2, 3, 4, true, {}, {}, {}, [], 0]),
-        ] {
-            cases += crate::read::testing::agree(
-                &v,
-                PruneRequest::from_value,
-                |t: &str| serde_json::from_str::<derived::PruneRequest>(t),
-                |r| {
-                    format!(
-                        "{:?}",
-                        (
-                            r.messages,
-                            r.strategy,
-                            r.keep_messages,
-                            r.target_tokens,
-                            r.max_turns,
-                            r.protect_recent_turns,
-                            r.preserve_system_messages,
-                            r.pins,
-                            sorted(r.ids_by_key),
-                            sorted(r.turn_tokens),
-                            r.exclude
-                        )
-                    )
-                },
-                |r| {
-                    format!(
-                        "{:?}",
-                        (
-                            r.messages,
-                            r.strategy,
-                            r.keep_messages,
-                            r.target_tokens,
-                            r.max_turns,
-                            r.protect_recent_turns,
-                            r.preserve_system_messages,
-                            r.pins,
-                            sorted(r.ids_by_key),
-                            sorted(r.turn_tokens),
-                            r.exclude
-                        )
-                    )
-                },
-            );
-        }
-        assert!(cases > 500, "{cases}");
-    }
-
     #[test]
     fn json_boundary_validates() {
+        use crate::prune_json;
         let m = session(3);
         let ok =
             prune_json(&json!({"messages": m, "strategy": "fifo", "maxTurns": 1, "protectRecentTurns": 1}).to_string())

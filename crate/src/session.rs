@@ -5,29 +5,19 @@
 
 use crate::assemble::{self, Assembled, Context};
 use crate::config::{Config, Mode};
-use crate::error::Error;
+use crate::error::DeltaError;
 use crate::hash::{HashMap, HashSet};
-use crate::index::{Entry, Rewrite, SessionIndex, INDEX_VERSION};
-use crate::read;
-use crate::steps::Step;
+use crate::index::{SessionIndex, INDEX_VERSION};
 use crate::topics::{Segmenter, Topic, TopicConfig, TurnText};
 use crate::turns;
-use serde::{Deserialize, Serialize};
+use crate::wire::assemble::{AssembleOnceRequest, AssembleRequest, AssembleResult, DeltaRequest, Pins};
+use crate::wire::transcript::{Entry, IndexUpdate};
 use serde_json::Value;
 use std::rc::Rc;
 
 /// User prompts of the newest turns that, with the upcoming prompt, decide which earlier
 /// topics the conversation refers to.
 const RECENT_TURNS_FOR_RELEVANCE: usize = 2;
-
-/// Pins: turns that are never folded, by id, by tool name or by text pattern.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct Pins {
-    pub turn_ids: Vec<String>,
-    pub tools: Vec<String>,
-    pub patterns: Vec<String>,
-}
 
 /// The session.
 pub struct Session {
@@ -50,101 +40,6 @@ pub struct Session {
     facts: crate::memo::Cache,
     /// The turn explanations of the last response to a caller that keeps them.
     sent_turns: Vec<assemble::TurnExplain>,
-}
-
-/// What an index update did.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct IndexUpdate {
-    pub turns: usize,
-    pub new_turns: usize,
-    /// Set when the new entries did not continue the branch: call `rebuild` with all entries.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rewrite: Option<Rewrite>,
-}
-
-/// An assemble request.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct AssembleRequest {
-    pub messages: Vec<Value>,
-    #[serde(default)]
-    pub prompt: Option<String>,
-    /// The host's token budget; `maxTokens` when absent.
-    #[serde(default)]
-    pub budget: Option<usize>,
-}
-
-/// An assemble request that reuses the previous request's messages (see
-/// [`Session::assemble_delta`]).
-#[derive(Debug)]
-pub struct DeltaRequest {
-    /// How many messages of the previous request's history start this one.
-    pub keep: usize,
-    /// The messages after them.
-    pub append: Vec<Value>,
-    pub prompt: Option<String>,
-    pub budget: Option<usize>,
-    /// The caller keeps the replacement messages of earlier responses: a step whose
-    /// replacement was sent before says `"reuse": true` instead of carrying it again, and a
-    /// replacement sent for the first time says `"reuse": false` (keep it). It keeps the turn
-    /// explanations too: one equal to the explanation at the same position in the previous
-    /// response is sent as `0`.
-    pub reuse: bool,
-}
-
-impl DeltaRequest {
-    /// Reads a request by hand (see [`crate::read`]): `keep` required, `append`, `prompt`,
-    /// `budget` and `reuse` optional, no other key.
-    pub fn from_value(v: Value) -> read::Parsed<DeltaRequest> {
-        let mut keep = None;
-        let mut r = DeltaRequest {
-            keep: 0,
-            append: Vec::new(),
-            prompt: None,
-            budget: None,
-            reuse: false,
-        };
-        read::object(
-            v,
-            "struct DeltaRequest",
-            &["keep", "append", "prompt", "budget", "reuse"],
-            1,
-            true,
-            &mut |k, v| {
-                match k {
-                    0 => keep = Some(read::usize_of(v)?),
-                    1 => r.append = read::array(v)?,
-                    2 => r.prompt = read::opt(v, read::string)?,
-                    3 => r.budget = read::opt(v, read::usize_of)?,
-                    _ => r.reuse = read::boolean(v)?,
-                }
-                Ok(())
-            },
-        )?;
-        r.keep = read::required(keep, "keep")?;
-        Ok(r)
-    }
-}
-
-/// An assemble result.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct AssembleResult {
-    pub steps: Vec<Step>,
-    pub estimated_tokens: usize,
-    pub turns: Vec<assemble::TurnExplain>,
-    pub stats: assemble::AssembleStats,
-    pub summarize: Vec<String>,
-    pub folded: Vec<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub fallback: Option<String>,
-    /// For a caller that keeps replacements (see [`DeltaRequest::reuse`]), the wasm export
-    /// writes the steps compactly (`json_out`): a kept message as its source `i`, a
-    /// replacement sent before as `-i - 1`; the others as objects. Rust callers see the
-    /// steps themselves.
-    #[serde(skip)]
-    pub compact: bool,
 }
 
 impl Session {
@@ -334,13 +229,12 @@ impl Session {
     /// Plans a request whose history starts with the first `keep` messages of the previous
     /// delta request's history: only the messages after them cross the boundary. The history
     /// is kept for the next request.
-    pub fn assemble_delta(&mut self, req: DeltaRequest) -> Result<AssembleResult, Error> {
+    pub fn assemble_delta(&mut self, req: DeltaRequest) -> Result<AssembleResult, DeltaError> {
         if req.keep > self.history.len() {
-            return Err(Error::Input(format!(
-                "keep {} is more than the {} messages kept from the previous request",
-                req.keep,
-                self.history.len()
-            )));
+            return Err(DeltaError::Keep {
+                keep: req.keep,
+                kept: self.history.len(),
+            });
         }
         let mut history = std::mem::take(&mut self.history);
         let mut facts = std::mem::take(&mut self.facts);
@@ -582,46 +476,23 @@ fn gate_result(messages: &[Value], a: Assembled, config: &Config, budget: usize,
 }
 
 /// A stateless assemble over a whole transcript (CLI and playground): builds the index from
-/// `entries` (when given), loads the caches, plans `messages`.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-pub struct OneShot {
-    pub messages: Vec<Value>,
-    #[serde(default)]
-    pub entries: Option<Vec<Entry>>,
-    #[serde(default)]
-    pub prompt: Option<String>,
-    #[serde(default)]
-    pub budget: Option<usize>,
-    #[serde(default)]
-    pub config: Value,
-    #[serde(default)]
-    pub summaries: HashMap<String, String>,
-    #[serde(default)]
-    pub folded: Vec<String>,
-    #[serde(default)]
-    pub pins: Pins,
-}
-
-impl OneShot {
-    /// Runs it.
-    pub fn run(self) -> Result<AssembleResult, Error> {
-        let config = Config::from_json(&self.config)?;
-        let mut s = Session::new(config);
-        let entries = match self.entries {
-            Some(e) => e,
-            None => synthetic_entries(&self.messages),
-        };
-        s.rebuild(&entries);
-        s.set_summaries(self.summaries);
-        s.set_folded(self.folded);
-        s.set_pins(self.pins);
-        Ok(s.assemble(&AssembleRequest {
-            messages: self.messages,
-            prompt: self.prompt,
-            budget: self.budget,
-        }))
-    }
+/// the request's entries (from its messages when it has none), loads the caches, plans the
+/// messages.
+pub fn assemble_once(req: AssembleOnceRequest) -> AssembleResult {
+    let mut s = Session::new(req.config.unwrap_or_default());
+    let entries = match req.entries {
+        Some(e) => e,
+        None => synthetic_entries(&req.messages),
+    };
+    s.rebuild(&entries);
+    s.set_summaries(req.summaries);
+    s.set_folded(req.folded);
+    s.set_pins(req.pins);
+    s.assemble(&AssembleRequest {
+        messages: req.messages,
+        prompt: req.prompt,
+        budget: req.budget,
+    })
 }
 
 /// Entries for a bare message list (no transcript): ids are content hashes.
@@ -656,55 +527,8 @@ pub fn synthetic_entries(messages: &[Value]) -> Vec<Entry> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::steps::Step;
     use serde_json::json;
-
-    /// The derived impl `DeltaRequest` had; the hand-written reader must agree with it.
-    #[allow(dead_code)]
-    mod derived {
-        use serde::Deserialize;
-        use serde_json::Value;
-
-        #[derive(Debug, Deserialize)]
-        #[serde(rename_all = "camelCase", deny_unknown_fields)]
-        pub struct DeltaRequest {
-            pub keep: usize,
-            #[serde(default)]
-            pub append: Vec<Value>,
-            #[serde(default)]
-            pub prompt: Option<String>,
-            #[serde(default)]
-            pub budget: Option<usize>,
-            #[serde(default)]
-            pub reuse: bool,
-        }
-    }
-
-    #[test]
-    fn delta_request_reader_matches_the_derived_one() {
-        let mut cases = 0;
-        for v in [
-            json!({"keep": 3, "append": [{"role": "user", "content": "hi"}], "prompt": "p", "budget": 900}),
-            json!({"append": [], "keep": 0, "prompt": null, "budget": null}),
-            json!({"keep": 2, "reuse": true}),
-            json!({"keep": 2, "reuse": "yes"}),
-            json!({"keep": 1, "bogus": 1}),
-            json!({"prompt": "x"}),
-            json!([2, [], "p", 5]),
-            json!([2]),
-            json!([]),
-            json!([1, [], null, null, 7]),
-            json!([1, [], null, null, false, 7]),
-        ] {
-            cases += crate::read::testing::agree(
-                &v,
-                DeltaRequest::from_value,
-                |t: &str| serde_json::from_str::<derived::DeltaRequest>(t),
-                |r| format!("{:?}", (r.keep, r.append, r.prompt, r.budget, r.reuse)),
-                |r| format!("{:?}", (r.keep, r.append, r.prompt, r.budget, r.reuse)),
-            );
-        }
-        assert!(cases > 100, "{cases}");
-    }
 
     fn history(turns: usize) -> Vec<Value> {
         (0..turns)
@@ -759,7 +583,10 @@ mod tests {
                 reuse: false,
             })
             .unwrap_err();
-        assert!(err.to_string().contains("keep 5 is more than the 4 messages"), "{err}");
+        assert_eq!(
+            err.to_string(),
+            "invalid request: keep: 5 is more than the 4 messages kept from the previous request"
+        );
         assert_eq!(s.history_len(), 4, "a refused request leaves the kept history alone");
     }
 
@@ -818,7 +645,7 @@ mod tests {
                     reuse: true,
                 })
                 .unwrap();
-            let v: Value = serde_json::from_str(&crate::json_out::to_string(&r)).unwrap();
+            let v: Value = serde_json::from_str(&r.to_json()).unwrap();
             (r.turns, v["turns"].as_array().unwrap().clone())
         };
         // Each explanation equal to the one at its position in the previous response is `0`;

@@ -20,7 +20,7 @@ pub struct Step {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<Rc<Value>>,
     /// For a live session's caller that keeps replacements (see
-    /// [`crate::session::DeltaRequest::reuse`]): `true` when this step's replacement is the
+    /// [`crate::wire::assemble::DeltaRequest::reuse`]): `true` when this step's replacement is the
     /// one sent before for the same source (and `message` is left out), `false` when it is
     /// sent for the first time.
     #[serde(skip_serializing_if = "Option::is_none")]

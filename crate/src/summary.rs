@@ -349,7 +349,7 @@ fn scan_assistant(msg: &Value, s: &mut Scan) {
         let raw = args.get(k).copied().flatten();
         // OpenAI sends arguments as a JSON string.
         let parsed: Option<Value> = match raw {
-            Some(Value::String(js)) => crate::json_in::parse(js).ok(),
+            Some(Value::String(js)) => serde_json::from_str(js).ok(),
             _ => None,
         };
         let a = parsed.as_ref().or(raw);

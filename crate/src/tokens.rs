@@ -106,10 +106,9 @@ pub fn text(s: &str) -> usize {
     CharClasses::of(s).tokens()
 }
 
-/// The compact JSON text of a value (what `serde_json::to_string` prints), by the core's one
-/// JSON writer.
+/// The compact JSON text of a value.
 pub fn json_text(v: &Value) -> String {
-    crate::json_out::to_string(v)
+    v.to_string()
 }
 
 /// Estimated tokens of a JSON value as the model would see it (strings count as their

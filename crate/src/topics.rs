@@ -663,13 +663,7 @@ impl Segmenter {
             }
             let label = match make_label(&scored, terms) {
                 Some(label) => label,
-                None => {
-                    let mut label = String::from("turns ");
-                    label.push_str(itoa::Buffer::new().format(first as u64));
-                    label.push('-');
-                    label.push_str(itoa::Buffer::new().format(last as u64));
-                    label
-                }
+                None => format!("turns {first}-{last}"),
             };
             topics.push(Topic {
                 id,

@@ -31,13 +31,11 @@ pub fn head_tail(text: &str, max_chars: usize) -> Option<String> {
         tail_start += nl + 1;
     }
     let omitted = text[head_end..tail_start].chars().count();
-    let mut out = String::with_capacity(text.len() - (tail_start - head_end) + 128);
-    out.push_str(&text[..head_end]);
-    out.push_str("\n[… ");
-    out.push_str(itoa::Buffer::new().format(omitted as u64));
-    out.push_str(" characters omitted by contextfold (head and tail kept); recover the turn for the full output …]\n");
-    out.push_str(&text[tail_start..]);
-    Some(out)
+    Some(format!(
+        "{}\n[… {omitted} characters omitted by contextfold (head and tail kept); recover the turn for the full output …]\n{}",
+        &text[..head_end],
+        &text[tail_start..]
+    ))
 }
 
 /// The byte offset of character `n` of `text` (its length when `n` is the character count).

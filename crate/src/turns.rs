@@ -11,13 +11,13 @@
 
 use crate::message::{self, field, Kind, PartKind};
 use crate::tokens;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::ops::Range;
 
 /// Token counts of a turn by role and by part type.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
 pub struct TokenBreakdown {
     pub total: usize,
     pub user: usize,

@@ -1,38 +1,64 @@
 //! The wasm boundary: the only module that knows wasm-bindgen.
 //!
-//! Coarse and stateless calls: one JSON document in, one JSON document out. Errors arrive in
-//! JS as `Error`s with the core's message; a panic (a bug) is printed by the panic hook and
-//! surfaces as a `RuntimeError`, after which the JS layer re-creates the instance.
+//! Coarse calls: one JSON document in, one JSON document out (the types are in
+//! [`crate::wire`], and their TypeScript goes into the `.d.ts` from here). Errors arrive in JS
+//! as `Error`s with the core's message ([`js_error`] is the one conversion); a panic (a bug) is
+//! printed by the panic hook and surfaces as a `RuntimeError`, after which the JS layer
+//! re-creates the instance.
 
-use crate::read::{self, Parsed};
-use serde_json::Value;
+use crate::config::Config;
+use crate::error::ConfigError;
+use crate::hash::HashMap;
+use crate::wire::{self, to_json};
+use serde::de::DeserializeOwned;
 use wasm_bindgen::prelude::*;
 
-/// talc instead of std's dlmalloc: 6.5 KB smaller raw, 3 KB gzipped, at the same speed
-/// (bench/size/README.md, fourth round). It frees and reuses memory like dlmalloc.
-#[cfg(not(target_feature = "atomics"))]
-#[global_allocator]
-static TALC: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
+#[wasm_bindgen(typescript_custom_section)]
+const TS_SHARED: &'static str = wire::TYPESCRIPT;
+#[wasm_bindgen(typescript_custom_section)]
+const TS_CONFIG: &'static str = crate::config::TYPESCRIPT;
+#[wasm_bindgen(typescript_custom_section)]
+const TS_CLEAN: &'static str = wire::clean::TYPESCRIPT;
+#[wasm_bindgen(typescript_custom_section)]
+const TS_ASSEMBLE: &'static str = wire::assemble::TYPESCRIPT;
+#[wasm_bindgen(typescript_custom_section)]
+const TS_TRANSCRIPT: &'static str = wire::transcript::TYPESCRIPT;
+#[wasm_bindgen(typescript_custom_section)]
+const TS_PRUNE: &'static str = wire::prune::TYPESCRIPT;
 
 #[wasm_bindgen(start)]
 fn start() {
     console_error_panic_hook::set_once();
 }
 
-fn to_js(e: crate::Error) -> JsError {
+/// Every refusal of the core, as a JS `Error` with its message.
+fn js_error(e: impl std::error::Error) -> JsError {
     JsError::new(&e.to_string())
 }
 
-/// Cleans a request (`{"messages": [...], "config": {...}}`); returns the plan as JSON.
-#[wasm_bindgen]
-pub fn clean(input: &str) -> Result<String, JsError> {
-    crate::clean_json(input).map_err(to_js)
+/// Reads a JSON argument (`what` names it in the error).
+fn read<T: DeserializeOwned>(what: &'static str, text: &str) -> Result<T, JsError> {
+    wire::parse(what, text).map_err(js_error)
+}
+
+/// Reads a config (`null`: the defaults).
+fn config(text: &str) -> Result<Config, JsError> {
+    let c: Option<Config> = wire::parse("config", text).map_err(|e| js_error(ConfigError(e)))?;
+    Ok(c.unwrap_or_default())
+}
+
+/// Cleans the messages of a request; returns the plan.
+#[wasm_bindgen(unchecked_return_type = "Json<CleanResult>")]
+pub fn clean(#[wasm_bindgen(unchecked_param_type = "Json<CleanRequest>")] input: &str) -> Result<String, JsError> {
+    crate::clean_json(input).map_err(js_error)
 }
 
 /// Estimated tokens of a JSON array of messages.
 #[wasm_bindgen(js_name = estimateTokens)]
-pub fn estimate_tokens(messages: &str) -> Result<usize, JsError> {
-    crate::estimate_json(messages).map_err(to_js)
+pub fn estimate_tokens(
+    #[wasm_bindgen(unchecked_param_type = "Json<Message[]>")] messages: &str,
+) -> Result<usize, JsError> {
+    crate::estimate_json(messages).map_err(js_error)
 }
 
 /// The core's version.
@@ -41,41 +67,32 @@ pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_string()
 }
 
-/// The engine's default options, as JSON (the manifest schema mirrors them).
-#[wasm_bindgen(js_name = defaultConfig)]
-pub fn default_config() -> Result<String, JsError> {
-    Ok(crate::config::DEFAULT_JSON.to_string())
+/// The engine's default options (the manifest schema mirrors them).
+#[wasm_bindgen(js_name = defaultConfig, unchecked_return_type = "Json<Required<Config>>")]
+pub fn default_config() -> String {
+    to_json(&Config::default())
 }
 
-/// A one-shot assemble over a whole transcript: `{messages, entries?, prompt?, budget?,
-/// config?, summaries?, folded?, pins?}` → `{steps, estimatedTokens, turns, stats, ...}`.
-#[wasm_bindgen(js_name = assembleOnce)]
-pub fn assemble_once(input: &str) -> Result<String, JsError> {
-    crate::assemble_json(input).map_err(to_js)
+/// A one-shot assemble over a whole transcript.
+#[wasm_bindgen(js_name = assembleOnce, unchecked_return_type = "Json<AssembleResult>")]
+pub fn assemble_once(
+    #[wasm_bindgen(unchecked_param_type = "Json<AssembleOnceRequest>")] input: &str,
+) -> Result<String, JsError> {
+    crate::assemble_json(input).map_err(js_error)
 }
 
-/// A deterministic extractive summary of one turn (`{turnId, messages, maxTokens?}`).
+/// A deterministic extractive summary of one turn (plain text).
 #[wasm_bindgen]
-pub fn summarize(input: &str) -> Result<String, JsError> {
-    crate::summarize_json(input).map_err(to_js)
+pub fn summarize(
+    #[wasm_bindgen(unchecked_param_type = "Json<SummarizeRequest>")] input: &str,
+) -> Result<String, JsError> {
+    crate::summarize_json(input).map_err(js_error)
 }
 
-fn invalid(e: crate::read::Bad) -> JsError {
-    JsError::new(&format!("invalid input: {e}"))
-}
-
-/// Parses a JSON argument and reads it by hand (see [`crate::read`]).
-fn parse<T>(s: &str, read: fn(Value) -> Parsed<T>) -> Result<T, JsError> {
-    read(crate::json_in::parse(s).map_err(invalid)?).map_err(invalid)
-}
-
-/// A result as JSON ([`crate::json_out`]: what serde_json prints for its derived `Serialize`).
-fn json(v: &dyn crate::json_out::Json) -> Result<String, JsError> {
-    Ok(crate::json_out::to_string(v))
-}
-
-fn entries_of(v: Value) -> Parsed<Vec<crate::index::Entry>> {
-    read::list(v, crate::index::Entry::from_value)
+/// Chooses old turns to prune (`fifo`, `sliding-window`, `importance`).
+#[wasm_bindgen(unchecked_return_type = "Json<PruneResult>")]
+pub fn prune(#[wasm_bindgen(unchecked_param_type = "Json<PruneRequest>")] input: &str) -> Result<String, JsError> {
+    crate::prune_json(input).map_err(js_error)
 }
 
 /// A live session: index, topics and caches kept inside the wasm instance between requests.
@@ -84,51 +101,65 @@ pub struct Session(crate::session::Session);
 
 #[wasm_bindgen]
 impl Session {
-    /// Creates a session with the engine config (JSON object).
+    /// Creates a session with the engine config.
     #[wasm_bindgen(constructor)]
-    pub fn new(config: &str) -> Result<Session, JsError> {
-        let v: Value = parse(config, Ok)?;
-        let cfg = crate::config::Config::from_json(&v).map_err(to_js)?;
-        Ok(Session(crate::session::Session::new(cfg)))
+    pub fn new(#[wasm_bindgen(unchecked_param_type = "Json<Config | null>")] config: &str) -> Result<Session, JsError> {
+        Ok(Session(crate::session::Session::new(self::config(config)?)))
     }
 
     /// Replaces the config.
-    pub fn configure(&mut self, config: &str) -> Result<(), JsError> {
-        let v: Value = parse(config, Ok)?;
-        self.0.set_config(crate::config::Config::from_json(&v).map_err(to_js)?);
+    pub fn configure(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Json<Config | null>")] config: &str,
+    ) -> Result<(), JsError> {
+        self.0.set_config(self::config(config)?);
         Ok(())
     }
 
     /// Loads a persisted index; false when its version is not this build's.
     #[wasm_bindgen(js_name = loadIndex)]
-    pub fn load_index(&mut self, index: &str) -> Result<bool, JsError> {
-        Ok(self.0.load_index(parse(index, crate::index::SessionIndex::from_value)?))
+    pub fn load_index(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Json<SessionIndex>")] index: &str,
+    ) -> Result<bool, JsError> {
+        Ok(self.0.load_index(read("index", index)?))
     }
 
-    /// The index as JSON (to persist, and for the CLI and tools).
-    #[wasm_bindgen(js_name = indexJson)]
-    pub fn index_json(&self) -> Result<String, JsError> {
-        json(self.0.index())
+    /// The index (to persist, and for the CLI and tools).
+    #[wasm_bindgen(js_name = indexJson, unchecked_return_type = "Json<SessionIndex>")]
+    pub fn index_json(&self) -> String {
+        to_json(self.0.index())
     }
 
     /// Rebuilds the index from all transcript entries.
-    pub fn rebuild(&mut self, entries: &str) -> Result<String, JsError> {
-        let e = parse(entries, entries_of)?;
-        json(&self.0.rebuild(&e))
+    #[wasm_bindgen(unchecked_return_type = "Json<IndexUpdate>")]
+    pub fn rebuild(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Json<Entry[]>")] entries: &str,
+    ) -> Result<String, JsError> {
+        let entries: Vec<wire::transcript::Entry> = read("entries", entries)?;
+        Ok(to_json(&self.0.rebuild(&entries)))
     }
 
     /// Appends new transcript entries; the result's `rewrite` asks for a rebuild.
-    pub fn append(&mut self, entries: &str) -> Result<String, JsError> {
-        let e = parse(entries, entries_of)?;
-        json(&self.0.append(&e))
+    #[wasm_bindgen(unchecked_return_type = "Json<IndexUpdate>")]
+    pub fn append(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Json<Entry[]>")] entries: &str,
+    ) -> Result<String, JsError> {
+        let entries: Vec<wire::transcript::Entry> = read("entries", entries)?;
+        Ok(to_json(&self.0.append(&entries)))
     }
 
     /// Plans a request whose history starts with the first `keep` messages of the previous
-    /// one: `{keep, append, prompt?, budget?}`.
-    #[wasm_bindgen(js_name = assembleDelta)]
-    pub fn assemble_delta(&mut self, request: &str) -> Result<String, JsError> {
-        let r = parse(request, crate::session::DeltaRequest::from_value)?;
-        json(&self.0.assemble_delta(r).map_err(to_js)?)
+    /// one. With `reuse`, the result is a `DeltaResult`.
+    #[wasm_bindgen(js_name = assembleDelta, unchecked_return_type = "Json<DeltaResult | AssembleResult>")]
+    pub fn assemble_delta(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Json<DeltaRequest>")] request: &str,
+    ) -> Result<String, JsError> {
+        let r = self.0.assemble_delta(read("request", request)?).map_err(js_error)?;
+        Ok(r.to_json())
     }
 
     /// Messages kept from the last delta request.
@@ -138,50 +169,65 @@ impl Session {
     }
 
     /// Topics and the topic of each turn.
-    pub fn topics(&mut self) -> Result<String, JsError> {
-        let (topics, of) = self.0.topics();
-        Ok(crate::json_out::topics(&topics, &of))
+    #[wasm_bindgen(unchecked_return_type = "Json<Topics>")]
+    pub fn topics(&mut self) -> String {
+        let (topics, topic_of_turn) = self.0.topics();
+        to_json(&wire::transcript::Topics {
+            topics: &topics,
+            topic_of_turn: &topic_of_turn,
+        })
     }
 
     /// Adds summaries (`{turnId: text}`).
     #[wasm_bindgen(js_name = setSummaries)]
-    pub fn set_summaries(&mut self, summaries: &str) -> Result<(), JsError> {
-        self.0.set_summaries(parse(summaries, |v| read::map(v, read::string))?);
+    pub fn set_summaries(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Json<Record<string, string>>")] summaries: &str,
+    ) -> Result<(), JsError> {
+        self.0
+            .set_summaries(read::<HashMap<String, String>>("summaries", summaries)?);
         Ok(())
     }
 
     /// Adds sub-topic labels (`{turnId: label}`).
     #[wasm_bindgen(js_name = setSubtopics)]
-    pub fn set_subtopics(&mut self, labels: &str) -> Result<(), JsError> {
-        self.0.set_subtopics(parse(labels, |v| read::map(v, read::string))?);
+    pub fn set_subtopics(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Json<Record<string, string>>")] labels: &str,
+    ) -> Result<(), JsError> {
+        self.0.set_subtopics(read::<HashMap<String, String>>("labels", labels)?);
         Ok(())
     }
 
-    /// Replaces the sticky fold decisions (`[turnId]`).
+    /// Replaces the sticky fold decisions (turn ids).
     #[wasm_bindgen(js_name = setFolded)]
-    pub fn set_folded(&mut self, ids: &str) -> Result<(), JsError> {
-        let v = parse(ids, read::strings)?;
-        self.0.set_folded(v);
+    pub fn set_folded(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Json<string[]>")] ids: &str,
+    ) -> Result<(), JsError> {
+        self.0.set_folded(read::<Vec<String>>("turn ids", ids)?);
         Ok(())
     }
 
-    /// The sticky fold decisions (`[turnId]`), to persist.
-    #[wasm_bindgen(js_name = foldedJson)]
-    pub fn folded_json(&self) -> Result<String, JsError> {
-        json(&self.0.folded())
+    /// The sticky fold decisions (turn ids, sorted), to persist.
+    #[wasm_bindgen(js_name = foldedJson, unchecked_return_type = "Json<string[]>")]
+    pub fn folded_json(&self) -> String {
+        to_json(&self.0.folded())
     }
 
     /// Deterministic sub-topic labels of every turn (`{turnId: "lex:<label>"}`).
-    #[wasm_bindgen(js_name = heuristicSubtopics)]
-    pub fn heuristic_subtopics(&mut self) -> Result<String, JsError> {
-        Ok(crate::tokens::json_text(&Value::Object(self.0.heuristic_subtopics())))
+    #[wasm_bindgen(js_name = heuristicSubtopics, unchecked_return_type = "Json<Record<string, string>>")]
+    pub fn heuristic_subtopics(&mut self) -> String {
+        to_json(&self.0.heuristic_subtopics())
     }
 
-    /// Replaces the boundaries judged "same topic" (`[turnId]` of the turns opening them).
+    /// Replaces the boundaries judged "same topic" (ids of the turns opening them).
     #[wasm_bindgen(js_name = setMerged)]
-    pub fn set_merged(&mut self, ids: &str) -> Result<(), JsError> {
-        let v = parse(ids, read::strings)?;
-        self.0.set_merged(v);
+    pub fn set_merged(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Json<string[]>")] ids: &str,
+    ) -> Result<(), JsError> {
+        self.0.set_merged(read::<Vec<String>>("turn ids", ids)?);
         Ok(())
     }
 
@@ -190,21 +236,12 @@ impl Session {
         self.0.index().tip.clone()
     }
 
-    /// Replaces the pins (`{turnIds, tools, patterns}`).
+    /// Replaces the pins.
     #[wasm_bindgen(js_name = setPins)]
-    pub fn set_pins(&mut self, pins: &str) -> Result<(), JsError> {
-        self.0.set_pins(parse(pins, read::pins)?);
+    pub fn set_pins(&mut self, #[wasm_bindgen(unchecked_param_type = "Json<Pins>")] pins: &str) -> Result<(), JsError> {
+        self.0.set_pins(read("pins", pins)?);
         Ok(())
     }
-}
-
-/// Chooses old turns to prune (`fifo`, `sliding-window`, `importance`):
-/// `{messages, strategy, keepMessages?, targetTokens?, maxTurns?, protectRecentTurns?,
-/// preserveSystemMessages?, pins?, idsByKey?, turnTokens?, exclude?}` → `{pruned, turnIds,
-/// messages, steps, tokensBefore, tokensAfter, targetMet, skipped, ...}`.
-#[wasm_bindgen]
-pub fn prune(input: &str) -> Result<String, JsError> {
-    crate::prune::prune_json(input).map_err(to_js)
 }
 
 /// Diagnostics for the fault tests of the JS layer: `"panic"` panics inside the core (the

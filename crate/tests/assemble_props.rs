@@ -9,7 +9,8 @@
 //!     plan, and after one more turn those turns are still folded;
 //! (e) pinned turns are sent exactly as the host has them.
 
-use contextfold::session::OneShot;
+use contextfold::session::assemble_once;
+use contextfold::wire::assemble::AssembleOnceRequest;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -94,12 +95,12 @@ fn run(
     pins: &[String],
     prompt: Option<&str>,
 ) -> Value {
-    let req: OneShot = serde_json::from_value(json!({
+    let req: AssembleOnceRequest = serde_json::from_value(json!({
         "messages": messages, "budget": budget, "config": config, "folded": folded,
         "pins": {"turnIds": pins}, "prompt": prompt,
     }))
     .unwrap();
-    serde_json::to_value(req.run().unwrap()).unwrap()
+    serde_json::to_value(assemble_once(req)).unwrap()
 }
 
 fn folded_ids(r: &Value) -> Vec<String> {

@@ -6,7 +6,9 @@
 
 use arbitrary::{Arbitrary, Unstructured};
 use contextfold::assemble::Decision;
-use contextfold::session::{OneShot, Pins};
+use contextfold::config::Config;
+use contextfold::session::assemble_once;
+use contextfold::wire::assemble::{AssembleOnceRequest, AssembleResult, Pins};
 use contextfold::{gate, steps, tokens};
 use contextfold_fuzz::{live_from, steps_in_range, Session};
 use libfuzzer_sys::fuzz_target;
@@ -55,8 +57,9 @@ fuzz_target!(|data: &[u8]| {
         "dropToolCallMessages": o.clean_flags & 8 != 0,
         "preserveSystemMessages": o.preserve_system,
     });
+    let config: Config = serde_json::from_value(config).expect("a valid config");
     // Turn ids of a bare message list are content hashes: take them from a first run.
-    let turn_ids = |r: &contextfold::session::AssembleResult| r.turns.iter().map(|t| t.id.clone()).collect::<Vec<_>>();
+    let turn_ids = |r: &AssembleResult| r.turns.iter().map(|t| t.id.clone()).collect::<Vec<_>>();
     let prompt = o.prompt.map(|p| {
         if p {
             "what about the parser?".to_string()
@@ -65,19 +68,17 @@ fuzz_target!(|data: &[u8]| {
         }
     });
     let budget = o.use_budget.then_some(max_tokens / 2 + 1);
-    let shot = |summaries: BTreeMap<String, String>, folded: Vec<String>, pins: Pins| OneShot {
+    let shot = |summaries: BTreeMap<String, String>, folded: Vec<String>, pins: Pins| AssembleOnceRequest {
         messages: messages.clone(),
         entries: None,
         prompt: prompt.clone(),
         budget,
-        config: config.clone(),
+        config: Some(config.clone()),
         summaries: summaries.into_iter().collect(),
         folded,
         pins,
     };
-    let Ok(first) = shot(BTreeMap::new(), vec![], Pins::default()).run() else {
-        return;
-    };
+    let first = assemble_once(shot(BTreeMap::new(), vec![], Pins::default()));
     let ids = turn_ids(&first);
     let pick = |k: u8| (!ids.is_empty()).then(|| ids[k as usize % ids.len()].clone());
     let summaries: BTreeMap<String, String> = o
@@ -102,9 +103,7 @@ fuzz_target!(|data: &[u8]| {
         ..Pins::default()
     };
 
-    let r = shot(summaries.clone(), folded.clone(), pins.clone())
-        .run()
-        .expect("a valid request runs");
+    let r = assemble_once(shot(summaries.clone(), folded.clone(), pins.clone()));
     let complete = prompt.is_some();
     assert!(
         steps_in_range(&r.steps, messages.len()),
@@ -140,7 +139,7 @@ fuzz_target!(|data: &[u8]| {
         tokens::messages(&out),
         "the token figure is not the estimate of the output"
     );
-    let again = shot(summaries, folded, pins).run().expect("runs again");
+    let again = assemble_once(shot(summaries, folded, pins));
     assert_eq!(
         serde_json::to_string(&r).ok(),
         serde_json::to_string(&again).ok(),

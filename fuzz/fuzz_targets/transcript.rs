@@ -7,7 +7,8 @@
 
 use contextfold::config::Config;
 use contextfold::index::SessionIndex;
-use contextfold::session::{AssembleRequest, Session};
+use contextfold::session::Session;
+use contextfold::wire::assemble::AssembleRequest;
 use contextfold_fuzz::entries_from_jsonl;
 use libfuzzer_sys::fuzz_target;
 use std::collections::HashSet;

@@ -4,7 +4,7 @@
 
 use arbitrary::{Arbitrary, Unstructured};
 use contextfold::config::CleanConfig;
-use contextfold::index::Entry;
+use contextfold::wire::transcript::Entry;
 use contextfold::steps::{self, Step};
 use contextfold::{clean, frontier, gate, pairing::Pairing};
 use serde_json::{json, Map, Value};
