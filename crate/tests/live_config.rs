@@ -26,7 +26,15 @@ const BREAD: [&str; 9] = [
     "proof",
 ];
 const RUST: [&str; 9] = [
-    "borrow", "checker", "lifetime", "rust", "compile", "mutable", "reference", "trait", "generic",
+    "borrow",
+    "checker",
+    "lifetime",
+    "rust",
+    "compile",
+    "mutable",
+    "reference",
+    "trait",
+    "generic",
 ];
 const PROMPT: &str = "one more question about the borrow checker and a mutable reference lifetime";
 /// A budget (as `maxTokens`) over `summarizeThreshold` × budget with the huge tool result
@@ -70,7 +78,9 @@ fn history() -> Vec<Value> {
             if with_text {
                 parts.push(text(format!("let me look: {}", words(vocab, 6, t))));
             }
-            parts.push(json!({"type": "toolCall", "id": id, "name": "read", "arguments": {"path": format!("/notes/{t}.md")}}));
+            parts.push(
+                json!({"type": "toolCall", "id": id, "name": "read", "arguments": {"path": format!("/notes/{t}.md")}}),
+            );
             json!({"role": "assistant", "content": parts})
         };
         let result = |chars: usize| {
@@ -138,7 +148,8 @@ struct Caller {
 
 impl Caller {
     fn ask(&mut self, config: &Value) -> Value {
-        self.session.set_config(Config::from_json(config).expect("a valid config"));
+        self.session
+            .set_config(Config::from_json(config).expect("a valid config"));
         // Each request starts without sticky fold decisions (the fresh plan has none).
         self.session.set_folded(Vec::<String>::new());
         let append = self.history[self.sent..].to_vec();
@@ -220,8 +231,15 @@ fn every_option_changed_on_a_live_session_plans_what_a_fresh_one_shot_plans() {
         let before = caller.ask(&context);
         assert_eq!(before, fresh(&history, &entries, &context), "{key}: before the change");
         let after = caller.ask(&changed);
-        assert_eq!(after, fresh(&history, &entries, &changed), "{key}: {value} on the live session");
-        assert_ne!(after, before, "{key}: changing it to {value} changes nothing in this history");
+        assert_eq!(
+            after,
+            fresh(&history, &entries, &changed),
+            "{key}: {value} on the live session"
+        );
+        assert_ne!(
+            after, before,
+            "{key}: changing it to {value} changes nothing in this history"
+        );
         let back = caller.ask(&context);
         assert_eq!(back, before, "{key}: back from {value}");
     }
