@@ -22,10 +22,10 @@
 use crate::clean;
 use crate::config::Config;
 use crate::hash::{HashMap, HashSet};
+use crate::history::History;
 use crate::message::{self, Kind};
 use crate::steps::Step;
 use crate::summary;
-use crate::tokens;
 use crate::truncate;
 use crate::turns::{self, TurnSpan};
 use serde::Serialize;
@@ -145,13 +145,14 @@ const SUMMARY_ASK_TOKENS: usize = 200;
 /// `relevance`: per turn, lexical similarity to the upcoming prompt (empty without one); asked
 /// only when turns have to fold for the budget (the least related fold first).
 pub fn assemble(
-    messages: &[Value],
+    h: &History,
     budget: usize,
     cfg: &Config,
     ctx: &Context,
     relevance: &dyn Fn() -> Vec<f64>,
 ) -> Assembled {
-    let (preamble, spans) = turns::split(messages);
+    let messages = h.messages;
+    let (preamble, spans) = h.split();
     let n = spans.len();
     // Pinned turns are sent exactly as the host has them: not folded and not cleaned.
     let mut pinned_ranges: Vec<std::ops::Range<usize>> = Vec::new();
@@ -160,10 +161,10 @@ pub fn assemble(
             pinned_ranges.push(s.range.clone());
         }
     }
-    let cleaned = clean::clean_keeping(messages, &cfg.clean(), ctx.history_complete, &pinned_ranges);
+    let cleaned = clean::clean_keeping(h, &cfg.clean(), ctx.history_complete, &pinned_ranges);
     // Labels and ids are borrowed from the context: they are asked for many times per turn.
     let label = |t: usize| topic_label(ctx, t);
-    let id = |t: usize| turn_id(ctx, &spans, t);
+    let id = |t: usize| turn_id(ctx, spans, t);
 
     // Distribute the cleaner's steps over the preamble and the turns.
     let mut pre_steps = Vec::new();
@@ -194,7 +195,7 @@ pub fn assemble(
 
     let mut plans: Vec<TurnPlan> = Vec::with_capacity(n);
     for (t, (span, steps)) in spans.iter().zip(per_turn).enumerate() {
-        let tokens_before: usize = messages[span.range.clone()].iter().map(tokens::message).sum();
+        let tokens_before = h.tokens_of(span.range.clone());
         let pinned = ctx.pinned.contains(&*id(t));
         let protected = t >= protected_from || live_turn.is_some_and(|l| t >= l) || pinned;
         let mut plan = TurnPlan {
@@ -253,11 +254,11 @@ pub fn assemble(
     }
 
     // Phase 3: fit the budget.
-    let pre_tokens = steps_tokens(messages, &pre_steps);
+    let pre_tokens = steps_tokens(h, &pre_steps);
     let mut summarize = Vec::new();
     let mut folded: Vec<String> = Vec::new();
     for t in 0..n {
-        plans[t].tokens = cost(messages, &plans, t, ctx.summaries.get(&*id(t)), &label, &id(t));
+        plans[t].tokens = cost(h, &plans, t, ctx.summaries.get(&*id(t)), &label, &id(t));
     }
     let total = |plans: &[TurnPlan]| pre_tokens + plans.iter().map(|p| p.tokens).sum::<usize>();
     let threshold = (budget as f64 * cfg.summarize_threshold) as usize;
@@ -266,7 +267,7 @@ pub fn assemble(
     let mut unfolded = pre_tokens;
     for (t, p) in plans.iter().enumerate() {
         unfolded += match ctx.folded.contains(&*id(t)) && !p.protected {
-            true => steps_tokens(messages, &p.steps),
+            true => steps_tokens(h, &p.steps),
             false => p.tokens,
         };
     }
@@ -287,7 +288,7 @@ pub fn assemble(
             }
             if any {
                 p.truncated = true;
-                p.tokens = steps_tokens(messages, &p.steps);
+                p.tokens = steps_tokens(h, &p.steps);
             }
         }
     }
@@ -345,8 +346,8 @@ pub fn assemble(
                     Render::Summary => {
                         plans[t].render == Render::Cleaned
                             && ctx.summaries.get(&*id(t)).is_some_and(|sum| {
-                                let steps = summary_steps(messages, &plans[t], sum);
-                                steps_tokens(messages, &steps) < plans[t].tokens
+                                let steps = summary_steps(h, &plans[t], sum);
+                                steps_tokens(h, &steps) < plans[t].tokens
                             })
                     }
                     _ => plans[t].render != Render::Stub,
@@ -362,16 +363,9 @@ pub fn assemble(
                 };
                 let next_stub = t + 1 < n && plans[t + 1].render == Render::Stub;
                 let before = plans[t].tokens + if next_stub { plans[t + 1].tokens } else { 0 };
-                plans[t].tokens = cost(messages, &plans, t, ctx.summaries.get(&*id(t)), &label, &id(t));
+                plans[t].tokens = cost(h, &plans, t, ctx.summaries.get(&*id(t)), &label, &id(t));
                 if next_stub {
-                    plans[t + 1].tokens = cost(
-                        messages,
-                        &plans,
-                        t + 1,
-                        ctx.summaries.get(&*id(t + 1)),
-                        &label,
-                        &id(t + 1),
-                    );
+                    plans[t + 1].tokens = cost(h, &plans, t + 1, ctx.summaries.get(&*id(t + 1)), &label, &id(t + 1));
                 }
                 sum = sum - before + plans[t].tokens + if next_stub { plans[t + 1].tokens } else { 0 };
                 folded.push(id(t).into_owned());
@@ -380,10 +374,10 @@ pub fn assemble(
         debug_assert_eq!(sum, total(&plans));
         let collapse = sum > target;
         drop_system = drop_system || (collapse && !cfg.preserve_system_messages);
-        rendered = render(messages, &plans, &pre_steps, drop_system, false, ctx, &label, &id);
+        rendered = render(h, &plans, &pre_steps, drop_system, false, ctx, &label, &id);
         if rendered.estimated > budget {
             // One stub per topic does not fit: adjacent stubs of different topics share one.
-            let merged = render(messages, &plans, &pre_steps, drop_system, true, ctx, &label, &id);
+            let merged = render(h, &plans, &pre_steps, drop_system, true, ctx, &label, &id);
             if merged.estimated < rendered.estimated {
                 rendered = merged;
             }
@@ -449,7 +443,7 @@ struct Rendered {
 /// system messages of the preamble.
 #[allow(clippy::too_many_arguments)]
 fn render<'a>(
-    messages: &[Value],
+    h: &History,
     plans: &[TurnPlan],
     pre_steps: &[Step],
     drop_system: bool,
@@ -461,7 +455,7 @@ fn render<'a>(
     let n = plans.len();
     let mut steps: Vec<Step> = Vec::new();
     for s in pre_steps {
-        if !(drop_system && message::kind(s.resolve(messages)) == Kind::System) {
+        if !(drop_system && message::kind(s.resolve(h.messages)) == Kind::System) {
             steps.push(s.clone());
         }
     }
@@ -494,7 +488,7 @@ fn render<'a>(
             for p in &plans[t..end] {
                 run_tokens += p.tokens_before;
             }
-            let (run_steps, after) = stub_run(messages, &plans[t..end], &run_label, &ids, run_tokens);
+            let (run_steps, after) = stub_run(h, &plans[t..end], &run_label, &ids, run_tokens);
             let per = after.div_ceil(end - t);
             for (k, p) in plans[t..end].iter().enumerate() {
                 explains.push(explain(&ids[k], label(t + k), Decision::Stubbed, p, per));
@@ -507,11 +501,7 @@ fn render<'a>(
         let p = &plans[t];
         let (decision, turn_steps) = match p.render {
             Render::Summary => {
-                let s = summary_steps(
-                    messages,
-                    p,
-                    ctx.summaries.get(&*id(t)).map(String::as_str).unwrap_or(""),
-                );
+                let s = summary_steps(h, p, ctx.summaries.get(&*id(t)).map(String::as_str).unwrap_or(""));
                 (Decision::Summarized, s)
             }
             _ => {
@@ -533,13 +523,13 @@ fn render<'a>(
             Decision::Summarized => stats.summarized += 1,
             Decision::Stubbed => stats.stubbed += 1,
         }
-        let after = steps_tokens(messages, &turn_steps);
+        let after = steps_tokens(h, &turn_steps);
         explains.push(explain(&id(t), label(t), decision, p, after));
         steps.extend(turn_steps);
         t += 1;
     }
-    normalize_content(messages, &mut steps);
-    let estimated = steps_tokens(messages, &steps);
+    normalize_content(h, &mut steps);
+    let estimated = steps_tokens(h, &steps);
     Rendered {
         steps,
         explains,
@@ -549,29 +539,18 @@ fn render<'a>(
 }
 
 /// Phase 4: every user, assistant and tool-result message carries an array of parts.
-fn normalize_content(messages: &[Value], steps: &mut [Step]) {
+fn normalize_content(h: &History, steps: &mut [Step]) {
     for s in steps.iter_mut() {
-        let m = s.resolve(messages);
-        let Some(Value::String(text)) = message::field(m, "content") else {
-            continue;
-        };
-        if !matches!(message::kind(m), Kind::User | Kind::Assistant | Kind::ToolResult) {
+        let m = s.resolve(h.messages);
+        if !matches!(message::field(m, "content"), Some(Value::String(_)))
+            || !matches!(message::kind(m), Kind::User | Kind::Assistant | Kind::ToolResult)
+        {
             continue;
         }
-        let with_parts = |m: &Value| {
-            let mut out = m.clone();
-            if let Some(o) = out.as_object_mut() {
-                o.insert("content".into(), text_parts(text.clone()));
-            }
-            out
-        };
         // An input message's copy is made once in a live session (and can be reused).
         let out = match (&s.message, s.source) {
-            (None, Some(i)) => {
-                let d = crate::memo::derived(&messages[i], crate::memo::NORMALIZED, 0, |m| Rc::new(with_parts(m)));
-                (*d).clone()
-            }
-            _ => Rc::new(with_parts(m)),
+            (None, Some(i)) => Rc::clone(&h.with_parts(i).message),
+            _ => Rc::new(message::with_parts(m)),
         };
         *s = Step {
             source: s.source,
@@ -597,12 +576,8 @@ fn explain(id: &str, topic: &str, decision: Decision, p: &TurnPlan, after: usize
 
 /// The tokens of `steps` (one copy of the loop for every caller).
 #[inline(never)]
-fn steps_tokens(messages: &[Value], steps: &[Step]) -> usize {
-    let mut sum = 0;
-    for s in steps {
-        sum += s.tokens(messages);
-    }
-    sum
+fn steps_tokens(h: &History, steps: &[Step]) -> usize {
+    steps.iter().map(|s| s.tokens(h)).sum()
 }
 
 /// Extra tokens a turn adds to a stub run it continues (its id in the run's range).
@@ -629,7 +604,7 @@ fn turn_id<'a>(ctx: &'a Context, spans: &[TurnSpan], t: usize) -> Cow<'a, str> {
 /// costed as a run of one (a slight over-estimate, so the budget holds).
 #[inline(never)]
 fn cost<'a>(
-    messages: &[Value],
+    h: &History,
     plans: &[TurnPlan],
     t: usize,
     summary: Option<&String>,
@@ -638,44 +613,28 @@ fn cost<'a>(
 ) -> usize {
     let p = &plans[t];
     let steps = match p.render {
-        Render::Cleaned => return steps_tokens(messages, &p.steps),
-        Render::Summary => summary_steps(messages, p, summary.map(String::as_str).unwrap_or("")),
+        Render::Cleaned => return steps_tokens(h, &p.steps),
+        Render::Summary => summary_steps(h, p, summary.map(String::as_str).unwrap_or("")),
         Render::Stub => {
             // Costed as the continuation of any stub before it: one stub per topic when that
             // fits, else adjacent stubs share one (see the fold loop), so this holds.
             if t > 0 && plans[t - 1].render == Render::Stub {
                 return STUB_CONTINUATION_TOKENS;
             }
-            stub_run(
-                messages,
-                std::slice::from_ref(p),
-                label(t),
-                &[id.to_string()],
-                p.tokens_before,
-            )
-            .0
+            stub_run(h, std::slice::from_ref(p), label(t), &[id.to_string()], p.tokens_before).0
         }
     };
-    steps_tokens(messages, &steps)
+    steps_tokens(h, &steps)
 }
 
 fn with_text(src: &Value, text: String) -> Value {
     let mut m = src.clone();
     if let Some(o) = m.as_object_mut() {
-        o.insert("content".into(), text_parts(text));
+        o.insert("content".into(), message::text_parts(text));
         o.remove("tool_calls");
         o.remove("reasoning_content");
     }
     m
-}
-
-/// `[{"type": "text", "text": text}]`: content made of one text part. Built directly: `json!`
-/// with a variable in it serializes the variable through `serde_json::to_value`.
-fn text_parts(text: String) -> Value {
-    let mut part = serde_json::Map::new();
-    part.insert("type".into(), Value::String("text".into()));
-    part.insert("text".into(), Value::String(text));
-    Value::Array(vec![Value::Object(part)])
 }
 
 fn short_ask(messages: &[Value], i: usize) -> String {
@@ -691,17 +650,17 @@ fn short_ask(messages: &[Value], i: usize) -> String {
 
 /// A summarized turn: the user message (shortened if long) and the summary in the turn's
 /// last assistant message.
-fn summary_steps(messages: &[Value], p: &TurnPlan, summary_text: &str) -> Vec<Step> {
-    folded_steps(messages, &p.span, &p.span, true, summary_text, "\n")
+fn summary_steps(h: &History, p: &TurnPlan, summary_text: &str) -> Vec<Step> {
+    folded_steps(h, &p.span, &p.span, true, summary_text, "\n")
 }
 
 /// A run of stubbed turns: the first turn's ask, shortened, and one stub line in the last
 /// turn's final assistant message.
-fn stub_run(messages: &[Value], run: &[TurnPlan], label: &str, ids: &[String], tokens: usize) -> (Vec<Step>, usize) {
+fn stub_run(h: &History, run: &[TurnPlan], label: &str, ids: &[String], tokens: usize) -> (Vec<Step>, usize) {
     let id_refs: Vec<&str> = ids.iter().map(String::as_str).collect();
     let line = summary::stub(label, &id_refs, tokens);
-    let steps = folded_steps(messages, &run[0].span, &run[run.len() - 1].span, false, &line, " ");
-    let after = steps_tokens(messages, &steps);
+    let steps = folded_steps(h, &run[0].span, &run[run.len() - 1].span, false, &line, " ");
+    let after = steps_tokens(h, &steps);
     (steps, after)
 }
 
@@ -711,26 +670,21 @@ fn stub_run(messages: &[Value], run: &[TurnPlan], label: &str, ids: &[String], t
 /// `keep_short_ask`: a user message of at most [`SUMMARY_ASK_TOKENS`] is kept as it is.
 #[inline(never)]
 fn folded_steps(
-    messages: &[Value],
+    h: &History,
     first: &TurnSpan,
     last: &TurnSpan,
     keep_short_ask: bool,
     text: &str,
     sep: &str,
 ) -> Vec<Step> {
+    let messages = h.messages;
     let u = first.range.start;
     // The last assistant message of the run: spans are contiguous, so searching back from the
     // end of the last one finds the last turn's, else an earlier turn's.
-    let mut asst = None;
-    for i in (u..last.range.end).rev() {
-        if message::kind(&messages[i]) == Kind::Assistant {
-            asst = Some(i);
-            break;
-        }
-    }
+    let asst = (u..last.range.end).rev().find(|&i| h.kind(i) == Kind::Assistant);
     match asst {
         Some(a) => {
-            let user_step = if keep_short_ask && tokens::message(&messages[u]) <= SUMMARY_ASK_TOKENS {
+            let user_step = if keep_short_ask && h.tokens(u) <= SUMMARY_ASK_TOKENS {
                 Step::keep(u)
             } else {
                 Step::replace(u, with_text(&messages[u], short_ask(messages, u)))

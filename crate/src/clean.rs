@@ -15,19 +15,21 @@
 //! * an exchange or message whose removal would leave two user prompts (or two answers)
 //!   adjacent is kept;
 //! * thinking is kept on a message that keeps tool calls unless its provider is known not to
-//!   need it;
+//!   need it (what goes from one message is [`crate::strip`]'s);
 //! * a text remnant that would sit right before another assistant message is merged into it
 //!   (or, when that message must stay untouched, dropped; or, when it still carries thinking,
 //!   its exchange is kept), so roles still alternate.
 //!
-//! The cleaner only proposes; [`crate::gate`] checks the result.
+//! The cleaner only proposes; [`crate::gate`] checks the result. It reads the messages'
+//! kinds, pairing and copies from a [`History`] (a live session's are kept across requests).
 
 use crate::config::CleanConfig;
 use crate::frontier::{self, Frontier};
+use crate::history::{History, HistoryCache};
 use crate::message::{self, Kind, PartKind};
 use crate::pairing::Pairing;
 use crate::steps::Step;
-use crate::tokens;
+use crate::strip::StripOptions;
 use serde::Serialize;
 use serde_json::Value;
 use std::rc::Rc;
@@ -90,18 +92,14 @@ pub fn clean(messages: &[Value], cfg: &CleanConfig) -> Cleaned {
 /// Cleans `messages`; with `complete`, the history is known to end with a finished turn (the
 /// upcoming prompt is not part of it), so the frontier is after the last message.
 pub fn clean_history(messages: &[Value], cfg: &CleanConfig, complete: bool) -> Cleaned {
-    clean_keeping(messages, cfg, complete, &[])
+    clean_keeping(&HistoryCache::of(messages).view(messages), cfg, complete, &[])
 }
 
-/// [`clean_history`] that also leaves the messages in `keep` (whole turns, e.g. pinned ones)
-/// exactly as they are.
-pub fn clean_keeping(
-    messages: &[Value],
-    cfg: &CleanConfig,
-    complete: bool,
-    keep: &[std::ops::Range<usize>],
-) -> Cleaned {
-    let pairing = Pairing::of(messages);
+/// [`clean_history`] of a history whose facts are known, that also leaves the messages in
+/// `keep` (whole turns, e.g. pinned ones) exactly as they are.
+pub fn clean_keeping(h: &History, cfg: &CleanConfig, complete: bool, keep: &[std::ops::Range<usize>]) -> Cleaned {
+    let messages = h.messages;
+    let pairing = h.pairing();
     let kept = |i: usize| keep.iter().any(|r| r.contains(&i));
     let fr = if complete {
         frontier::after_end(messages)
@@ -112,10 +110,7 @@ pub fn clean_keeping(
     // The live tool loop is in progress even before its frontier: its earlier steps, their
     // results and their thinking stay whole (PROVIDERS.md rule 8).
     let end = fr.loop_start.map_or(end, |s| end.min(s));
-    let mut kinds: Vec<Kind> = Vec::with_capacity(messages.len());
-    for m in messages {
-        kinds.push(message::kind(m));
-    }
+    let kinds: Vec<Kind> = (0..h.len()).map(|i| h.kind(i)).collect();
     let mut drop_ex = vec![false; messages.len()];
     if cfg.drop_tool_results {
         for i in 0..end {
@@ -135,7 +130,7 @@ pub fn clean_keeping(
         *k = kept(i);
     }
     let build = |drop_ex: &[bool], keep_whole: &[bool]| {
-        let mut pass = Pass::run(messages, &kinds, cfg, &pairing, end, drop_ex, keep_whole);
+        let mut pass = Pass::run(h, &kinds, cfg, &pairing, end, drop_ex, keep_whole);
         pass.merge_remnants(messages, &kinds, end);
         pass
     };
@@ -180,7 +175,7 @@ pub fn clean_keeping(
             break;
         }
     }
-    pass.finish(messages, fr)
+    pass.finish(h, fr)
 }
 
 /// A removal the adjacency repair takes back.
@@ -215,7 +210,7 @@ struct Pass {
 
 impl Pass {
     fn run(
-        messages: &[Value],
+        h: &History,
         kinds: &[Kind],
         cfg: &CleanConfig,
         pairing: &Pairing,
@@ -224,8 +219,8 @@ impl Pass {
         keep_whole: &[bool],
     ) -> Pass {
         let mut stats = CleanStats::default();
-        let mut entries = Vec::with_capacity(messages.len());
-        for (j, msg) in messages.iter().enumerate() {
+        let mut entries = Vec::with_capacity(h.len());
+        for (j, msg) in h.messages.iter().enumerate() {
             let keep = Entry {
                 source: j,
                 message: None,
@@ -237,7 +232,7 @@ impl Pass {
             }
             match kinds[j] {
                 Kind::Assistant => {
-                    if let Some(e) = clean_assistant(msg, j, cfg, drop_ex[j], &mut stats) {
+                    if let Some(e) = clean_assistant(h, j, cfg, drop_ex[j], &mut stats) {
                         entries.push(e);
                     }
                 }
@@ -332,7 +327,7 @@ impl Pass {
     }
 
     /// Produces the plan and final counts.
-    fn finish(mut self, messages: &[Value], fr: Frontier) -> Cleaned {
+    fn finish(mut self, h: &History, fr: Frontier) -> Cleaned {
         let mut steps = Vec::with_capacity(self.entries.len());
         let mut tokens_after = 0;
         for e in self.entries {
@@ -341,12 +336,12 @@ impl Pass {
                 message: e.message,
                 reuse: None,
             };
-            tokens_after += s.tokens(messages);
+            tokens_after += s.tokens(h);
             steps.push(s);
         }
-        self.stats.messages_before = messages.len();
+        self.stats.messages_before = h.len();
         self.stats.messages_after = steps.len();
-        self.stats.tokens_before = tokens::messages(messages);
+        self.stats.tokens_before = h.tokens_of(0..h.len());
         self.stats.tokens_after = tokens_after;
         self.stats.frontier = fr.index;
         Cleaned {
@@ -405,111 +400,39 @@ fn significant(k: Kind) -> bool {
 
 /// Cleans one assistant message before the frontier; `None` when it is dropped.
 fn clean_assistant(
-    msg: &Value,
+    h: &History,
     j: usize,
     cfg: &CleanConfig,
     drop_calls: bool,
     stats: &mut CleanStats,
 ) -> Option<Entry> {
-    // The copy depends only on the message and these three switches: a live session's
-    // earlier messages are stripped once, not on every request.
-    let variant = u8::from(cfg.clean_thinking) | u8::from(cfg.clear_reasoning_content) << 1 | u8::from(drop_calls) << 2;
-    let s = crate::memo::derived(msg, crate::memo::CLEANED, variant, |m| strip(m, cfg, drop_calls));
-    stats.cleaned_think += s.think;
-    stats.cleaned_rc += s.rc;
-    let Some(out) = &s.out else {
+    // Made once per message and options: a live session's earlier messages are stripped
+    // once, not on every request.
+    let s = h.cleaned(j, StripOptions::new(cfg, drop_calls));
+    let c = s.counts;
+    stats.cleaned_think += c.think;
+    stats.cleaned_rc += c.rc;
+    let Some(copy) = &s.copy else {
         return Some(Entry {
             source: j,
             message: None,
             had_calls: false,
         });
     };
-    if s.empty {
-        if s.calls > 0 {
+    if c.empty {
+        if c.calls > 0 {
             stats.drop_asst_tc += 1;
         } else {
             stats.dropped_empty += 1;
         }
         return None;
     }
-    stats.dropped_calls += s.dropped_calls;
+    stats.dropped_calls += c.dropped_calls;
     Some(Entry {
         source: j,
-        message: Some(out.clone()),
-        had_calls: s.dropped_calls > 0,
+        message: Some(Rc::clone(&copy.message)),
+        had_calls: c.dropped_calls > 0,
     })
-}
-
-/// An assistant message without what the cleaner removes from it.
-struct Stripped {
-    /// The copy; `None` when nothing is removed.
-    out: Option<Rc<Value>>,
-    /// Tool calls the message issued.
-    calls: usize,
-    think: usize,
-    rc: usize,
-    dropped_calls: usize,
-    /// The copy is empty for providers (and is dropped).
-    empty: bool,
-}
-
-fn strip(msg: &Value, cfg: &CleanConfig, drop_calls: bool) -> Stripped {
-    let calls = message::tool_calls(msg).len();
-    let keeps_calls = calls > 0 && !drop_calls;
-    let may_strip = !keeps_calls || message::provider_tolerates_missing_reasoning(msg);
-    let strip_thinking = cfg.clean_thinking && may_strip;
-    let (mut think, mut rc, mut dropped_calls) = (0, 0, 0);
-    let unchanged = Stripped {
-        out: None,
-        calls,
-        think: 0,
-        rc: 0,
-        dropped_calls: 0,
-        empty: false,
-    };
-    let mut out = msg.clone();
-    if let Some(Value::Array(parts)) = out.get_mut("content") {
-        parts.retain(|p| match message::part_kind(p) {
-            PartKind::Thinking if strip_thinking => {
-                think += 1;
-                false
-            }
-            PartKind::ToolCall if drop_calls => {
-                dropped_calls += 1;
-                false
-            }
-            _ => true,
-        });
-    }
-    let Some(obj) = out.as_object_mut() else {
-        return unchanged;
-    };
-    if drop_calls {
-        if let Some(Value::Array(c)) = obj.remove("tool_calls") {
-            dropped_calls += c.len();
-        }
-    }
-    if cfg.clear_reasoning_content && may_strip {
-        let has_rc = obj
-            .get("reasoning_content")
-            .is_some_and(|v| !v.is_null() && v.as_str() != Some(""));
-        if has_rc {
-            obj.remove("reasoning_content");
-            rc += 1;
-        }
-    }
-    if think + rc + dropped_calls == 0 {
-        return unchanged;
-    }
-    let empty = message::is_empty_assistant(&out);
-    Stripped {
-        out: Some(Rc::new(out)),
-        calls,
-        think,
-        rc,
-        dropped_calls,
-        empty,
-    }
 }
 
 /// Removes the `tool_result` blocks flagged in `drop` (by result slot) from a user message.

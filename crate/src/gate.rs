@@ -6,7 +6,12 @@
 //! sides; relational rules (batches, signed thinking, images, kept fields, …) compare each
 //! output message with the input message it came from. On failure the caller returns the
 //! input unchanged and reports the reason.
+//!
+//! What it needs of the input messages and of the replacements a live session keeps (their
+//! [`Shape`]s, and the verdict of the comparison of a kept replacement with its source) comes
+//! from a [`History`].
 
+use crate::history::{History, HistoryCache, Replacement, Shape};
 use crate::message::{self, Kind, PartKind};
 use crate::pairing::Pairer;
 use crate::steps::Step;
@@ -37,37 +42,38 @@ struct Counts {
     same_role_runs: usize,
 }
 
-/// What the standalone rules need of one message.
-#[derive(Debug)]
-struct Shape {
-    kind: Kind,
-    /// An assistant message that is empty or has blank text.
-    blank: bool,
-    calls: Vec<String>,
-    results: Vec<String>,
+/// The shape of a step's output message: known for input messages and for the replacements
+/// the history keeps, worked out for the others.
+enum ShapeOf<'a> {
+    Known(&'a Shape),
+    Kept(Rc<Replacement>),
+    Fresh(Shape),
 }
 
-fn shape(m: &Value) -> Shape {
-    let kind = message::kind(m);
-    Shape {
-        kind,
-        blank: kind == Kind::Assistant && (message::is_empty_assistant(m) || has_blank_text(m)),
-        calls: message::call_ids(m),
-        results: message::result_ids(m),
+impl std::ops::Deref for ShapeOf<'_> {
+    type Target = Shape;
+
+    fn deref(&self) -> &Shape {
+        match self {
+            ShapeOf::Known(s) => s,
+            ShapeOf::Kept(r) => r.shape(),
+            ShapeOf::Fresh(s) => s,
+        }
     }
 }
 
-/// The shape of a step's output message: remembered for input messages and for the
-/// replacements a live session keeps (see [`crate::memo`]).
-fn shape_of(input: &[Value], s: &Step) -> Rc<Shape> {
+fn shape_of<'a>(h: &History<'a>, s: &Step) -> ShapeOf<'a> {
     match (&s.message, s.source) {
-        (None, Some(i)) => crate::memo::derived(&input[i], crate::memo::SHAPE, 0, shape),
-        (Some(m), Some(i)) => crate::memo::replacement_derived(&input[i], m, shape),
-        (m, None) => Rc::new(shape(m.as_deref().unwrap_or(&Value::Null))),
+        (None, Some(i)) => ShapeOf::Known(h.shape(i)),
+        (Some(m), Some(i)) => match h.replacement(i, m) {
+            Some(r) => ShapeOf::Kept(r),
+            None => ShapeOf::Fresh(Shape::of(m)),
+        },
+        (m, None) => ShapeOf::Fresh(Shape::of(m.as_deref().unwrap_or(&Value::Null))),
     }
 }
 
-fn counts(ms: &[Rc<Shape>]) -> Counts {
+fn counts(ms: &[ShapeOf]) -> Counts {
     let mut c = Counts::default();
     let mut pairer = Pairer::default();
     for m in ms {
@@ -130,13 +136,6 @@ fn counts(ms: &[Rc<Shape>]) -> Counts {
     c
 }
 
-fn has_blank_text(m: &Value) -> bool {
-    message::parts(m).is_some_and(|p| {
-        p.iter()
-            .any(|x| message::part_kind(x) == PartKind::Text && message::str_field(x, "text").trim().is_empty())
-    })
-}
-
 fn refuse(rule: u8, reason: String) -> Result<(), Refusal> {
     Err(Refusal { rule, reason })
 }
@@ -159,16 +158,18 @@ fn of_kind(parts: &[Value], k: PartKind) -> Vec<&Value> {
 }
 
 /// The standalone shapes of the messages `steps` stand for.
-fn shapes(input: &[Value], steps: &[Step]) -> Vec<Rc<Shape>> {
-    let mut out = Vec::with_capacity(steps.len());
-    for s in steps {
-        out.push(shape_of(input, s));
-    }
-    out
+fn shapes<'a>(h: &History<'a>, steps: &[Step]) -> Vec<ShapeOf<'a>> {
+    steps.iter().map(|s| shape_of(h, s)).collect()
 }
 
 /// Checks `steps` over `input`. `live_from`: first index of the live tool loop, if any.
 pub fn check(input: &[Value], steps: &[Step], live_from: Option<usize>) -> Result<(), Refusal> {
+    check_history(&HistoryCache::of(input).view(input), steps, live_from)
+}
+
+/// [`check`] over a history whose facts are known.
+pub fn check_history(h: &History, steps: &[Step], live_from: Option<usize>) -> Result<(), Refusal> {
+    let input = h.messages;
     // Rule 0: sources in range and in order, each used once.
     let mut last: Option<usize> = None;
     for s in steps {
@@ -182,7 +183,7 @@ pub fn check(input: &[Value], steps: &[Step], live_from: Option<usize>) -> Resul
         }
     }
     for s in steps {
-        relational(input, s, live_from)?;
+        relational(h, s, live_from)?;
     }
     // Rule 8: no message with thinking dropped from the live tool loop.
     if let Some(l) = live_from {
@@ -196,11 +197,11 @@ pub fn check(input: &[Value], steps: &[Step], live_from: Option<usize>) -> Resul
     }
     // The output may keep a violation the input already had: the input is counted only when
     // the output has one (most plans have none).
-    let b = counts(&shapes(input, steps));
+    let b = counts(&shapes(h, steps));
     if b == Counts::default() {
         return Ok(());
     }
-    let a = counts(&shapes(input, &crate::steps::identity(input.len())));
+    let a = counts(&shapes(h, &crate::steps::identity(input.len())));
     let pairs: [(u8, &str, usize, usize); 5] = [
         (
             1,
@@ -237,7 +238,7 @@ pub fn check(input: &[Value], steps: &[Step], live_from: Option<usize>) -> Resul
 }
 
 /// Rules that compare an output message with its source.
-fn relational(input: &[Value], s: &Step, live_from: Option<usize>) -> Result<(), Refusal> {
+fn relational(h: &History, s: &Step, live_from: Option<usize>) -> Result<(), Refusal> {
     let Some(out) = &s.message else { return Ok(()) };
     let Some(i) = s.source else {
         // Inserted messages carry no signed or binary content (rules 7, 13).
@@ -248,11 +249,12 @@ fn relational(input: &[Value], s: &Step, live_from: Option<usize>) -> Result<(),
         }
         return Ok(());
     };
-    let src = &input[i];
+    let src = &h.messages[i];
     // The verdict depends only on the two messages (outside the live loop): a replacement
-    // that passed in an earlier request of a live session passes again.
+    // the history keeps that passed in an earlier request of a live session passes again.
     let live = live_from.is_some_and(|l| i >= l);
-    if !live && crate::memo::checked(src, out) {
+    let kept = if live { None } else { h.replacement(i, out) };
+    if kept.as_ref().is_some_and(|r| r.checked()) {
         return Ok(());
     }
     let src_parts = message::parts(src).map(Vec::as_slice).unwrap_or(&[]);
@@ -310,8 +312,8 @@ fn relational(input: &[Value], s: &Step, live_from: Option<usize>) -> Result<(),
     } else {
         return refuse_at(15, i, "not an object");
     }
-    if !live {
-        crate::memo::set_checked(src, out);
+    if let Some(r) = kept {
+        r.set_checked();
     }
     Ok(())
 }

@@ -12,6 +12,7 @@
 //! * [`clean`]: what completed turns lose (thinking, finished tool chatter);
 //! * [`gate`]: whether an output is still valid for providers;
 //! * [`tokens`]: how many tokens a message costs;
+//! * [`history`]: what is known of the messages being planned (a live session keeps it);
 //! * [`config`]: the options and their defaults;
 //! * [`wire`]: the boundary's requests and results (serde types and their TypeScript);
 //! * [`error`]: what the core refuses, and why.
@@ -23,14 +24,15 @@ pub mod error;
 pub mod frontier;
 pub mod gate;
 pub mod hash;
+pub mod history;
 pub mod hostmeta;
 pub mod index;
-pub mod memo;
 pub mod message;
 pub mod pairing;
 pub mod prune;
 pub mod session;
 pub mod steps;
+pub mod strip;
 pub mod summary;
 pub mod tokens;
 pub mod topics;
@@ -54,15 +56,21 @@ pub fn clean_messages(messages: &[Value], config: &config::CleanConfig) -> Clean
 /// [`clean_messages`] for a history whose upcoming prompt is passed separately (`complete`):
 /// the frontier is then after the last message.
 pub fn clean_history(messages: &[Value], config: &config::CleanConfig, complete: bool) -> CleanResult {
-    let cleaned = clean::clean_history(messages, config, complete);
-    match gate::check(messages, &cleaned.steps, cleaned.frontier.loop_start) {
+    clean_in(&history::HistoryCache::of(messages).view(messages), config, complete)
+}
+
+/// [`clean_history`] of a history whose facts are known (a live session's).
+pub fn clean_in(h: &history::History, config: &config::CleanConfig, complete: bool) -> CleanResult {
+    let messages = h.messages;
+    let cleaned = clean::clean_keeping(h, config, complete, &[]);
+    match gate::check_history(h, &cleaned.steps, cleaned.frontier.loop_start) {
         Ok(()) => CleanResult {
             steps: cleaned.steps,
             stats: cleaned.stats,
             fallback: None,
         },
         Err(refusal) => {
-            let tokens = tokens::messages(messages);
+            let tokens = h.tokens_of(0..h.len());
             let stats = clean::CleanStats {
                 messages_before: messages.len(),
                 messages_after: messages.len(),

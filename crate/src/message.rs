@@ -76,12 +76,6 @@ pub fn parts(msg: &Value) -> Option<&Vec<Value>> {
 
 /// Classifies a message.
 pub fn kind(msg: &Value) -> Kind {
-    const KINDS: [Kind; 5] = [Kind::User, Kind::Assistant, Kind::ToolResult, Kind::System, Kind::Other];
-    let code = crate::memo::kind(msg, |m| classify(m) as u8);
-    KINDS.get(code as usize).copied().unwrap_or(Kind::Other)
-}
-
-fn classify(msg: &Value) -> Kind {
     match role(msg) {
         "user" => {
             if is_tool_result_carrier(msg) {
@@ -120,7 +114,7 @@ pub(crate) fn count_parts(parts: &[Value], k: PartKind) -> usize {
 /// Anthropic `tool_use` blocks, then OpenAI `tool_calls` entries.
 pub fn tool_calls(msg: &Value) -> Vec<CallRef> {
     let mut out = Vec::new();
-    if kind(msg) != Kind::Assistant || !crate::memo::has_calls(msg, issues_calls) {
+    if kind(msg) != Kind::Assistant || !issues_calls(msg) {
         return out;
     }
     if let Some(p) = parts(msg) {
@@ -223,6 +217,14 @@ pub fn has_text(msg: &Value) -> bool {
     }
 }
 
+/// True when the message has a text part that is blank (empty or whitespace).
+pub fn has_blank_text(msg: &Value) -> bool {
+    parts(msg).is_some_and(|p| {
+        p.iter()
+            .any(|x| part_kind(x) == PartKind::Text && str_field(x, "text").trim().is_empty())
+    })
+}
+
 /// True when the message carries reasoning: thinking parts or `reasoning_content`.
 pub fn has_reasoning(msg: &Value) -> bool {
     let top = field(msg, "reasoning_content")
@@ -271,6 +273,24 @@ pub fn provider_tolerates_missing_reasoning(msg: &Value) -> bool {
         }
     }
     provider.is_empty() && api.len() >= 9 && api[..9].eq_ignore_ascii_case(b"anthropic")
+}
+
+/// `[{"type": "text", "text": text}]`: content made of one text part. Built directly: `json!`
+/// with a variable in it serializes the variable through `serde_json::to_value`.
+pub fn text_parts(text: String) -> Value {
+    let mut part = Map::new();
+    part.insert("type".into(), Value::String("text".into()));
+    part.insert("text".into(), Value::String(text));
+    Value::Array(vec![Value::Object(part)])
+}
+
+/// The message with its string content as one text part (other messages as they are).
+pub fn with_parts(msg: &Value) -> Value {
+    let mut out = msg.clone();
+    if let (Some(Value::String(text)), Some(o)) = (field(msg, "content"), out.as_object_mut()) {
+        o.insert("content".into(), text_parts(text.clone()));
+    }
+    out
 }
 
 /// A mutable view of a message's object, for the few places that build replacements.

@@ -77,15 +77,13 @@ impl Pairer {
 
 impl Pairing {
     /// Pairs every result with the nearest preceding unanswered call of the same id. The
-    /// history of a live session is paired incrementally (see [`crate::memo::pairing`]).
+    /// history of a live session is paired incrementally (see [`crate::history`]).
     pub fn of(messages: &[Value]) -> Rc<Pairing> {
-        crate::memo::pairing(messages).unwrap_or_else(|| {
-            let mut p = Pairer::default();
-            for m in messages {
-                p.push(m);
-            }
-            p.pairing()
-        })
+        let mut p = Pairer::default();
+        for m in messages {
+            p.push(m);
+        }
+        p.pairing()
     }
 
     /// The assistant message index whose call result `i` answers (first paired slot).

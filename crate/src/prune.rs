@@ -22,8 +22,8 @@
 use crate::error::PruneError;
 use crate::frontier;
 use crate::gate;
+use crate::history::HistoryCache;
 use crate::message::{self, Kind};
-use crate::pairing::Pairing;
 use crate::steps::Step;
 use crate::tokens;
 use crate::topics::lowercase;
@@ -113,8 +113,11 @@ pub fn prune(req: &PruneRequest) -> Result<PruneResult, PruneError> {
     if let Some(why) = needs {
         return Err(PruneError::Needs(why));
     }
-    let (preamble, spans) = turns::split(messages);
-    let pairing = Pairing::of(messages);
+    // What is known of the messages, for the selection and every gate check of it.
+    let cache = HistoryCache::of(messages);
+    let h = cache.view(messages);
+    let (preamble, spans) = h.split();
+    let pairing = h.pairing();
     let fr = frontier::find(messages, &pairing);
     let n = spans.len();
     let id_of = |k: usize| -> String {
@@ -132,13 +135,13 @@ pub fn prune(req: &PruneRequest) -> Result<PruneResult, PruneError> {
         req.turn_tokens
             .get(&ids[k])
             .copied()
-            .unwrap_or_else(|| tokens::messages(&messages[spans[k].range.clone()]))
+            .unwrap_or_else(|| h.tokens_of(spans[k].range.clone()))
     };
     let mut costs: Vec<usize> = Vec::with_capacity(n);
     for k in 0..n {
         costs.push(cost(k));
     }
-    let pre_tokens = tokens::messages(&messages[preamble.clone()]);
+    let pre_tokens = h.tokens_of(preamble.clone());
     let tokens_before = pre_tokens + costs.iter().sum::<usize>();
 
     // Which turns may go.
@@ -233,8 +236,8 @@ pub fn prune(req: &PruneRequest) -> Result<PruneResult, PruneError> {
             }
             chosen.push(u);
             if gated
-                && gate::check(
-                    messages,
+                && gate::check_history(
+                    &h,
                     &plan(messages, &units, &chosen, req.preserve_system_messages),
                     fr.loop_start,
                 )
@@ -252,10 +255,10 @@ pub fn prune(req: &PruneRequest) -> Result<PruneResult, PruneError> {
     let mut gate_skips = 0;
     let mut chosen = select(false, &mut gate_skips);
     let mut steps = plan(messages, &units, &chosen, req.preserve_system_messages);
-    if gate::check(messages, &steps, fr.loop_start).is_err() {
+    if gate::check_history(&h, &steps, fr.loop_start).is_err() {
         chosen = select(true, &mut gate_skips);
         steps = plan(messages, &units, &chosen, req.preserve_system_messages);
-        if gate::check(messages, &steps, fr.loop_start).is_err() {
+        if gate::check_history(&h, &steps, fr.loop_start).is_err() {
             // cannot happen (each addition was checked), but never return an invalid plan
             gate_skips += chosen.len();
             chosen.clear();

@@ -2,12 +2,19 @@
 //! (summaries, sub-topic labels, sticky fold decisions, pins). The JS layer keeps one per
 //! session per process and persists the parts that must survive a restart; everything here
 //! is rebuilt from the transcript when those files are missing.
+//!
+//! A live session also keeps the history of its last delta request, what is known of its
+//! messages ([`HistoryCache`]) and the replacements its caller holds, position by position:
+//! the next request keeps them for the messages it keeps. A one-shot request builds what it
+//! needs and keeps nothing.
 
 use crate::assemble::{self, Assembled, Context};
 use crate::config::{Config, Mode};
 use crate::error::DeltaError;
 use crate::hash::{HashMap, HashSet};
+use crate::history::{History, HistoryCache};
 use crate::index::{SessionIndex, INDEX_VERSION};
+use crate::steps::Step;
 use crate::topics::{Segmenter, Topic, TopicConfig, TurnText};
 use crate::turns;
 use crate::wire::assemble::{AssembleOnceRequest, AssembleRequest, AssembleResult, DeltaRequest, Pins};
@@ -37,7 +44,10 @@ pub struct Session {
     /// The history of the last delta request (the next one may start with it).
     history: Vec<Value>,
     /// What is known of the messages of `history`.
-    facts: crate::memo::Cache,
+    cache: HistoryCache,
+    /// Per message of `history`: the replacement of it last sent to a caller that keeps
+    /// replacements (see [`DeltaRequest::reuse`]), which that caller holds.
+    held: Vec<Option<Rc<Value>>>,
     /// The turn explanations of the last response to a caller that keeps them.
     sent_turns: Vec<assemble::TurnExplain>,
 }
@@ -57,7 +67,8 @@ impl Session {
             merged: HashSet::default(),
             pins: Pins::default(),
             history: Vec::new(),
-            facts: crate::memo::Cache::default(),
+            cache: HistoryCache::default(),
+            held: Vec::new(),
             sent_turns: Vec::new(),
         }
     }
@@ -221,9 +232,8 @@ impl Session {
 
     /// Plans the request. Fold decisions made for the budget are remembered (sticky).
     pub fn assemble(&mut self, req: &AssembleRequest) -> AssembleResult {
-        crate::memo::with(&req.messages, &mut crate::memo::Cache::default(), || {
-            self.plan(&req.messages, req.prompt.as_deref(), req.budget)
-        })
+        let cache = HistoryCache::of(&req.messages);
+        self.plan(&cache.view(&req.messages), req.prompt.as_deref(), req.budget)
     }
 
     /// Plans a request whose history starts with the first `keep` messages of the previous
@@ -236,22 +246,21 @@ impl Session {
                 kept: self.history.len(),
             });
         }
+        // Taken out while planning (the planner borrows them, and the session's other state
+        // mutably); put back below.
         let mut history = std::mem::take(&mut self.history);
-        let mut facts = std::mem::take(&mut self.facts);
+        let mut cache = std::mem::take(&mut self.cache);
         history.truncate(req.keep);
-        facts.truncate(req.keep);
+        cache.truncate(req.keep);
+        self.held.truncate(req.keep);
         history.extend(req.append);
-        let mut r = crate::memo::with(&history, &mut facts, || {
-            let mut r = self.plan(&history, req.prompt.as_deref(), req.budget);
-            if req.reuse {
-                for s in &mut r.steps {
-                    s.mark_reuse(&history);
-                }
-                r.compact = true;
-            }
-            r
-        });
+        cache.extend(&history);
+        self.held.resize(history.len(), None);
+        let h = cache.view(&history);
+        let mut r = self.plan(&h, req.prompt.as_deref(), req.budget);
         if req.reuse {
+            mark_reuse(&mut r.steps, &h, &mut self.held);
+            r.compact = true;
             // A caller that starts over (keeps no message) has kept no explanation either.
             if req.keep == 0 {
                 self.sent_turns.clear();
@@ -266,7 +275,7 @@ impl Session {
             }
         }
         self.history = history;
-        self.facts = facts;
+        self.cache = cache;
         Ok(r)
     }
 
@@ -275,15 +284,15 @@ impl Session {
         self.history.len()
     }
 
-    fn plan(&mut self, messages: &[Value], prompt: Option<&str>, budget: Option<usize>) -> AssembleResult {
+    fn plan(&mut self, h: &History, prompt: Option<&str>, budget: Option<usize>) -> AssembleResult {
         let budget = budget.filter(|b| *b > 0).unwrap_or(self.config.max_tokens);
         let complete = prompt.is_some();
         if self.config.mode == Mode::Clean {
-            return clean_only(messages, &self.config, budget, complete);
+            return clean_only(h, &self.config, budget, complete);
         }
-        let ctx = self.context(messages, prompt);
+        let ctx = self.context(h, prompt);
         let relevance = || self.relevance(&ctx, prompt);
-        let a: Assembled = assemble::assemble(messages, budget, &self.config, &ctx, &relevance);
+        let a: Assembled = assemble::assemble(h, budget, &self.config, &ctx, &relevance);
         // The context shares the set: let go of it first, so that it is not copied.
         drop(ctx);
         for id in &a.folded {
@@ -291,21 +300,21 @@ impl Session {
                 Rc::make_mut(&mut self.folded).insert(id.clone());
             }
         }
-        gate_result(messages, a, &self.config, budget, complete)
+        gate_result(h, a, &self.config, budget, complete)
     }
 
     /// Everything the planner needs besides the messages.
-    fn context(&mut self, messages: &[Value], prompt: Option<&str>) -> Context {
+    fn context(&mut self, h: &History, prompt: Option<&str>) -> Context {
         let (topics, topic_of_indexed) = self.topics();
         let by_key = self.index.positions_by_key();
         let pos_by_id = self.positions();
-        let (_, spans) = turns::split(messages);
+        let (_, spans) = h.split();
         let mut ctx = Context::default();
         for t in &topics {
             ctx.topic_labels.push(t.label.clone());
         }
         let mut last_topic = 0usize;
-        for span in &spans {
+        for span in spans {
             let hash = turns::hash_id(span.key);
             let id = match by_key.get(hash.as_str()) {
                 Some(&p) => self.index.turns[p].id.clone(),
@@ -318,7 +327,7 @@ impl Session {
                 .unwrap_or(last_topic);
             last_topic = topic;
             ctx.subtopic_of.push(self.subtopics.get(&id).cloned());
-            if self.pinned(&id, messages, span.range.clone()) {
+            if self.pinned(&id, h.messages, span.range.clone()) {
                 ctx.pinned.insert(id.clone());
             }
             ctx.turn_ids.push(id);
@@ -427,13 +436,34 @@ fn topic_config(c: &Config) -> TopicConfig {
     }
 }
 
+/// Marks the replacements of a plan for a caller that keeps them: one the caller holds (the
+/// last one sent for its source) is referred to (`reuse: true`, no message); a replacement
+/// the history keeps (the same copy on the next request) is sent and held (`reuse: false`);
+/// others (made anew on every request) are sent as they are. The steps no longer resolve to
+/// their messages afterwards: this is the last thing done to a plan.
+fn mark_reuse(steps: &mut [Step], h: &History, held: &mut [Option<Rc<Value>>]) {
+    for s in steps {
+        let (Some(i), Some(m)) = (s.source, &s.message) else {
+            continue;
+        };
+        let Some(slot) = held.get_mut(i) else { continue };
+        if slot.as_ref().is_some_and(|x| Rc::ptr_eq(x, m)) {
+            s.reuse = Some(true);
+            s.message = None;
+        } else if h.replacement(i, m).is_some() {
+            s.reuse = Some(false);
+            *slot = Some(Rc::clone(m));
+        }
+    }
+}
+
 /// The cleaner alone (mode `clean`): no folding, no budget enforcement.
 #[inline(never)]
-fn clean_only(messages: &[Value], config: &Config, budget: usize, complete: bool) -> AssembleResult {
-    let r = crate::clean_history(messages, &config.clean(), complete);
+fn clean_only(h: &History, config: &Config, budget: usize, complete: bool) -> AssembleResult {
+    let r = crate::clean_in(h, &config.clean(), complete);
     let stats = assemble::AssembleStats {
         budget,
-        turns: turns::split(messages).1.len(),
+        turns: h.split().1.len(),
         over_budget: r.stats.tokens_after > budget,
         clean: r.stats.clone(),
         ..Default::default()
@@ -451,8 +481,8 @@ fn clean_only(messages: &[Value], config: &Config, budget: usize, complete: bool
 }
 
 /// Gates a fold plan; on refusal falls back to the cleaner alone (itself gated).
-fn gate_result(messages: &[Value], a: Assembled, config: &Config, budget: usize, complete: bool) -> AssembleResult {
-    match crate::gate::check(messages, &a.steps, a.frontier.loop_start) {
+fn gate_result(h: &History, a: Assembled, config: &Config, budget: usize, complete: bool) -> AssembleResult {
+    match crate::gate::check_history(h, &a.steps, a.frontier.loop_start) {
         Ok(()) => AssembleResult {
             steps: a.steps,
             estimated_tokens: a.estimated_tokens,
@@ -464,7 +494,7 @@ fn gate_result(messages: &[Value], a: Assembled, config: &Config, budget: usize,
             compact: false,
         },
         Err(refusal) => {
-            let mut r = clean_only(messages, config, budget, complete);
+            let mut r = clean_only(h, config, budget, complete);
             let why = format!("validity gate refused the folded output ({refusal}); sent the cleaned messages");
             r.fallback = Some(match r.fallback {
                 Some(f) => turns::join(&[&why, &f], "; "),

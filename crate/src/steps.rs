@@ -5,6 +5,7 @@
 //! (`{"message": {...}}`). The JS layer applies the plan by reusing the host's objects for
 //! unchanged messages, so they stay byte-identical.
 
+use crate::history::History;
 use serde::Serialize;
 use serde_json::Value;
 use std::rc::Rc;
@@ -57,30 +58,15 @@ impl Step {
 }
 
 impl Step {
-    /// Marks a replacement of an input message for a caller that keeps replacements: the
-    /// session's replacement of that message (the first one the planner asked about) is sent
-    /// once, then referred to. The step no longer resolves to its message afterwards: this is
-    /// the last thing done to a plan.
-    pub fn mark_reuse(&mut self, input: &[Value]) {
-        let (Some(i), Some(m)) = (self.source, &self.message) else {
-            return;
-        };
-        let Some(src) = input.get(i) else { return };
-        if let Some(sent) = crate::memo::mark_sent(src, m) {
-            self.reuse = Some(sent);
-            if sent {
-                self.message = None;
-            }
-        }
-    }
-
-    /// The token estimate of the message this step stands for.
-    pub fn tokens(&self, input: &[Value]) -> usize {
+    /// The token estimate of the message this step stands for: known for the messages of
+    /// `h` and the replacements it keeps.
+    pub fn tokens(&self, h: &History) -> usize {
         match (&self.message, self.source) {
-            (Some(m), Some(i)) if i < input.len() => {
-                crate::memo::replacement_tokens(&input[i], m, crate::tokens::message)
-            }
-            _ => crate::tokens::message(self.resolve(input)),
+            (None, Some(i)) => h.tokens(i),
+            (Some(m), Some(i)) => h
+                .replacement(i, m)
+                .map_or_else(|| crate::tokens::message(m), |r| r.tokens),
+            _ => crate::tokens::message(self.resolve(h.messages)),
         }
     }
 }

@@ -172,10 +172,6 @@ pub fn content(c: &Value) -> usize {
 /// Estimated tokens of one message: its content, OpenAI `tool_calls` and
 /// `reasoning_content`, the text fields of summary and bash messages, plus framing.
 pub fn message(m: &Value) -> usize {
-    crate::memo::tokens(m, estimate)
-}
-
-fn estimate(m: &Value) -> usize {
     let mut n = MESSAGE_OVERHEAD;
     if let Some(c) = field(m, "content") {
         n += content(c);

@@ -81,31 +81,37 @@ pub struct TurnSpan {
 
 /// Splits messages into the preamble range and the turns.
 pub fn split(messages: &[Value]) -> (Range<usize>, Vec<TurnSpan>) {
-    // Asked by more than one stage of a request: the planned history is split once.
-    crate::memo::split(messages, split_now)
+    split_by(
+        messages.len(),
+        |i| message::kind(&messages[i]),
+        |i| key_of(&messages[i]),
+    )
 }
 
-fn split_now(messages: &[Value]) -> (Range<usize>, Vec<TurnSpan>) {
+/// [`split`] of `n` messages, given the kind of each and the content key of each (asked of
+/// the first message of each turn only).
+pub fn split_by(n: usize, kind: impl Fn(usize) -> Kind, key: impl Fn(usize) -> u64) -> (Range<usize>, Vec<TurnSpan>) {
     let mut starts = Vec::new();
     let mut prev_user = false;
-    for (i, m) in messages.iter().enumerate() {
-        let user = message::kind(m) == Kind::User;
+    for i in 0..n {
+        let k = kind(i);
+        let user = k == Kind::User;
         if user && !prev_user {
             starts.push(i);
         }
-        if matches!(message::kind(m), Kind::User | Kind::Assistant | Kind::ToolResult) {
+        if matches!(k, Kind::User | Kind::Assistant | Kind::ToolResult) {
             prev_user = user;
         }
     }
-    let pre_end = starts.first().copied().unwrap_or(messages.len());
+    let pre_end = starts.first().copied().unwrap_or(n);
     let turns = starts
         .iter()
         .enumerate()
-        .map(|(k, &s)| {
-            let e = starts.get(k + 1).copied().unwrap_or(messages.len());
+        .map(|(t, &s)| {
+            let e = starts.get(t + 1).copied().unwrap_or(n);
             TurnSpan {
                 range: s..e,
-                key: key_of(&messages[s]),
+                key: key(s),
             }
         })
         .collect();
@@ -114,10 +120,6 @@ fn split_now(messages: &[Value]) -> (Range<usize>, Vec<TurnSpan>) {
 
 /// The content key of a message: FNV-1a over role, content and timestamp.
 pub fn key_of(m: &Value) -> u64 {
-    crate::memo::key(m, content_key)
-}
-
-fn content_key(m: &Value) -> u64 {
     let mut h = Fnv::new();
     h.write(message::role(m).as_bytes());
     h.write(&[0]);
