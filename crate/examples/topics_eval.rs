@@ -19,7 +19,7 @@
 //! cargo run --release -p contextfold --example topics_eval -- [path/to/locomo.json] [--lines]
 //! ```
 
-use contextfold::topics::{Segmenter, TopicConfig, TurnText};
+use contextfold::fold::topics::{Segmenter, TopicConfig, TurnText};
 use serde_json::Value;
 use std::time::Instant;
 

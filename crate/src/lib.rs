@@ -1,50 +1,41 @@
 //! contextfold's core: decides, before every model request, what the model sees.
 //!
 //! The core is pure and deterministic: it never does I/O and never sees JS. It receives
-//! messages as JSON and returns a *plan* ([`steps::Step`]s over the input) plus counts; the JS
+//! messages as JSON and returns a *plan* ([`model::steps::Step`]s over the input) plus counts; the JS
 //! layer applies the plan to the host's own objects. `wasm.rs` is the only module that knows
 //! about wasm-bindgen.
 //!
-//! Modules, each named after what it decides:
-//! * [`message`]: what a message is, in OpenClaw, OpenAI or Anthropic shape;
-//! * [`pairing`]: which result answers which tool call (positionally);
-//! * [`frontier`]: where the live turn starts;
-//! * [`clean`]: what completed turns lose (thinking, finished tool chatter);
-//! * [`gate`]: whether an output is still valid for providers;
-//! * [`tokens`]: how many tokens a message costs;
-//! * [`history`]: what is known of the messages being planned (a live session keeps it);
-//! * [`config`]: the options and their defaults;
+//! Layers, bottom to top; each imports only the layers below it (`tests/layers.rs` checks):
+//! * base: [`error`] (what the core refuses, and why), [`config`] (the options and their
+//!   defaults), [`hash`] (the hash maps the crate uses);
+//! * [`model`]: what a message is (roles, parts, pairing of calls and results, tokens, plan steps);
+//! * [`transcript`]: turns, the session index of entries, what is known of the messages planned;
+//! * [`clean`]: where the live turn starts, what completed turns lose, the validity gate;
+//! * [`fold`]: the planner (what each turn becomes within a budget), summaries, topics,
+//!   truncation, prune;
+//! * [`session`]: a live session's state between requests, and the one-shot path;
 //! * [`wire`]: the boundary's requests and results (serde types and their TypeScript);
-//! * [`error`]: what the core refuses, and why.
+//! * `wasm`: the wasm-bindgen boundary (wasm32 only).
 
-pub mod assemble;
 pub mod clean;
 pub mod config;
 pub mod error;
-pub mod frontier;
-pub mod gate;
+pub mod fold;
 pub mod hash;
-pub mod history;
-pub mod hostmeta;
-pub mod index;
-pub mod message;
-pub mod pairing;
-pub mod prune;
+pub mod model;
 pub mod session;
-pub mod steps;
-pub mod strip;
-pub mod summary;
-pub mod tokens;
-pub mod topics;
-pub mod truncate;
-pub mod turns;
+pub mod transcript;
 pub mod wire;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;
 
+use clean::{cleaner, gate};
 use error::{InputError, PruneError};
+use fold::{prune, summary};
+use model::{steps, tokens};
 use serde_json::Value;
+use transcript::history;
 use wire::clean::{CleanRequest, CleanResult, SummarizeRequest};
 
 /// Cleans the messages of a request and gates the result. A plan the gate refuses is
@@ -62,7 +53,7 @@ pub fn clean_history(messages: &[Value], config: &config::CleanConfig, complete:
 /// [`clean_history`] of a history whose facts are known (a live session's).
 pub fn clean_in(h: &history::History, config: &config::CleanConfig, complete: bool) -> CleanResult {
     let messages = h.messages;
-    let cleaned = clean::clean_keeping(h, config, complete, &[]);
+    let cleaned = cleaner::clean_keeping(h, config, complete, &[]);
     match gate::check_history(h, &cleaned.steps, cleaned.frontier.loop_start) {
         Ok(()) => CleanResult {
             steps: cleaned.steps,
@@ -71,7 +62,7 @@ pub fn clean_in(h: &history::History, config: &config::CleanConfig, complete: bo
         },
         Err(refusal) => {
             let tokens = h.tokens_of(0..h.len());
-            let stats = clean::CleanStats {
+            let stats = cleaner::CleanStats {
                 messages_before: messages.len(),
                 messages_after: messages.len(),
                 tokens_before: tokens,

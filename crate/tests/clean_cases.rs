@@ -6,11 +6,12 @@
 //! validity gate, that the gated entry point returns the same plan, and that everything from
 //! the frontier on is byte-identical to the input.
 
-use contextfold::clean::{self, CleanStats};
+use contextfold::clean::cleaner::{self, CleanStats};
+use contextfold::clean::gate;
+use contextfold::clean_messages;
 use contextfold::config::CleanConfig;
-use contextfold::message::{self, Kind};
-use contextfold::steps::{self, Step};
-use contextfold::{clean_messages, gate};
+use contextfold::model::message::{self, Kind};
+use contextfold::model::steps::{self, Step};
 use serde_json::{json, Value};
 
 // ---------------------------------------------------------------------------------------------
@@ -107,7 +108,7 @@ fn dump(ms: &[Value]) -> String {
 
 /// Cleans `input`, checking the invariants every case shares.
 fn run(input: &[Value], cfg: &CleanConfig) -> Run {
-    let proposal = clean::clean(input, cfg);
+    let proposal = cleaner::clean(input, cfg);
     if let Err(refusal) = gate::check(input, &proposal.steps, proposal.frontier.loop_start) {
         panic!(
             "the gate refuses the cleaner's own proposal: {refusal}\ninput:\n{}output:\n{}",

@@ -17,11 +17,12 @@
 //! (e) the token estimate never grows;
 //! (f) no user prompt is lost or added.
 
-use contextfold::clean;
+use contextfold::clean::cleaner;
+use contextfold::clean::gate;
 use contextfold::config::CleanConfig;
-use contextfold::message::{self, Kind};
-use contextfold::steps::{self, Step};
-use contextfold::{clean_history, clean_messages, gate};
+use contextfold::model::message::{self, Kind};
+use contextfold::model::steps::{self, Step};
+use contextfold::{clean_history, clean_messages};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 use serde_json::{json, Value};
@@ -502,7 +503,7 @@ fn check_all(input: &[Value], cfg: &CleanConfig, complete: bool) -> Result<(), T
         }
     };
     // (a) the ungated proposal is valid.
-    let proposal = clean::clean_history(input, cfg, complete);
+    let proposal = cleaner::clean_history(input, cfg, complete);
     let output = steps::apply(&proposal.steps, input);
     if let Err(refusal) = gate::check(input, &proposal.steps, proposal.frontier.loop_start) {
         return Err(TestCaseError::fail(format!(

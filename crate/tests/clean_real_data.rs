@@ -9,10 +9,11 @@
 //! The data is found through `CONTEXTFOLD_DATA` or at `<workspace>/../shared/data`; when it is
 //! absent the tests fail and say where they looked.
 
-use contextfold::clean;
+use contextfold::clean::cleaner;
+use contextfold::clean::gate;
+use contextfold::clean_messages;
 use contextfold::config::CleanConfig;
-use contextfold::steps;
-use contextfold::{clean_messages, gate};
+use contextfold::model::steps;
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -62,7 +63,7 @@ fn configs() -> Vec<CleanConfig> {
 
 /// Checks one input; returns (tokens before, tokens after) under `cfg`.
 fn check(name: &str, input: &[Value], cfg: &CleanConfig) -> (usize, usize) {
-    let proposal = clean::clean(input, cfg);
+    let proposal = cleaner::clean(input, cfg);
     if let Err(refusal) = gate::check(input, &proposal.steps, proposal.frontier.loop_start) {
         panic!(
             "{name} ({} messages, {cfg:?}): the gate refuses the cleaner's proposal: {refusal}",

@@ -1,8 +1,8 @@
 //! The validity gate on plans the cleaner once produced: each of these broke a provider rule
 //! and the gate let it through.
 
-use contextfold::gate;
-use contextfold::steps::{self, Step};
+use contextfold::clean::gate;
+use contextfold::model::steps::{self, Step};
 use serde_json::{json, Value};
 
 fn anthropic_with_mixed_result() -> Vec<Value> {

@@ -4,8 +4,8 @@
 //! as another message, and the stub is one short line.
 
 mod summary {
-    use contextfold::summary::{extractive, facts, strip_host_metadata, stub, SummaryInput};
-    use contextfold::tokens;
+    use contextfold::fold::summary::{extractive, facts, strip_host_metadata, stub, SummaryInput};
+    use contextfold::model::tokens;
     use serde_json::{json, Value};
 
     const TS: u64 = 1_767_225_600_123;

@@ -5,11 +5,12 @@
 #![no_main]
 
 use arbitrary::{Arbitrary, Unstructured};
-use contextfold::assemble::Decision;
+use contextfold::clean::gate;
 use contextfold::config::Config;
+use contextfold::fold::planner::Decision;
+use contextfold::model::{steps, tokens};
 use contextfold::session::assemble_once;
 use contextfold::wire::assemble::{AssembleOnceRequest, AssembleResult, Pins};
-use contextfold::{gate, steps, tokens};
 use contextfold_fuzz::{live_from, steps_in_range, Session};
 use libfuzzer_sys::fuzz_target;
 use serde_json::json;

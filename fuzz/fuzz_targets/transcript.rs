@@ -6,8 +6,8 @@
 #![no_main]
 
 use contextfold::config::Config;
-use contextfold::index::SessionIndex;
 use contextfold::session::Session;
+use contextfold::transcript::index::SessionIndex;
 use contextfold::wire::assemble::AssembleRequest;
 use contextfold_fuzz::entries_from_jsonl;
 use libfuzzer_sys::fuzz_target;

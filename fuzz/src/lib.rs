@@ -3,10 +3,11 @@
 //! properties every target asserts.
 
 use arbitrary::{Arbitrary, Unstructured};
+use contextfold::clean::{cleaner, frontier, gate};
 use contextfold::config::CleanConfig;
+use contextfold::model::pairing::Pairing;
+use contextfold::model::steps::{self, Step};
 use contextfold::wire::transcript::Entry;
-use contextfold::steps::{self, Step};
-use contextfold::{clean, frontier, gate, pairing::Pairing};
 use serde_json::{json, Map, Value};
 
 // ---------------------------------------------------------------------------------------------
@@ -314,7 +315,7 @@ pub fn clean_config(b: u8) -> CleanConfig {
 /// The cleaner's ungated proposal passes the validity gate, is deterministic, and cleaning
 /// its output again changes nothing (PROVIDERS.md "How to test it").
 pub fn check_clean(messages: &[Value], cfg: &CleanConfig, complete: bool) {
-    let a = clean::clean_history(messages, cfg, complete);
+    let a = cleaner::clean_history(messages, cfg, complete);
     if let Err(refusal) = gate::check(messages, &a.steps, a.frontier.loop_start) {
         panic!(
             "the gate refuses the cleaner's proposal ({refusal})\ninput: {}\nsteps: {}",
@@ -322,7 +323,7 @@ pub fn check_clean(messages: &[Value], cfg: &CleanConfig, complete: bool) {
             serde_json::to_string(&a.steps).unwrap_or_default()
         );
     }
-    let b = clean::clean_history(messages, cfg, complete);
+    let b = cleaner::clean_history(messages, cfg, complete);
     assert_eq!(a.steps, b.steps, "clean is not deterministic");
     assert_eq!(a.stats, b.stats, "clean stats are not deterministic");
     assert!(
@@ -335,7 +336,7 @@ pub fn check_clean(messages: &[Value], cfg: &CleanConfig, complete: bool) {
     assert_eq!(gated.steps, a.steps);
     // Idempotence: the output is already clean.
     let out = steps::apply(&a.steps, messages);
-    let again = clean::clean_history(&out, cfg, complete);
+    let again = cleaner::clean_history(&out, cfg, complete);
     assert!(
         !again.stats.changed(),
         "cleaning the output again changes it: {:?}\ninput: {}\noutput: {}",

@@ -1,10 +1,10 @@
 //! The assemble calls: the one-shot request (CLI, playground), a live session's requests, the
 //! result, and the live session's compact form of it.
 
-use crate::assemble::{AssembleStats, TurnExplain};
 use crate::config::Config;
+use crate::fold::planner::{AssembleStats, TurnExplain};
 use crate::hash::HashMap;
-use crate::steps::Step;
+use crate::model::steps::Step;
 use crate::wire::transcript::Entry;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;

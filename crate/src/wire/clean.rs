@@ -1,8 +1,8 @@
 //! `clean`, `estimateTokens` and `summarize`: their requests and the clean result.
 
-use crate::clean::CleanStats;
+use crate::clean::cleaner::CleanStats;
 use crate::config::Config;
-use crate::steps::Step;
+use crate::model::steps::Step;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

@@ -1,7 +1,7 @@
-//! `prune`: its request and result (see [`crate::prune`] for what the strategies do).
+//! `prune`: its request and result (see [`crate::fold::prune`] for what the strategies do).
 
 use crate::hash::HashMap;
-use crate::steps::Step;
+use crate::model::steps::Step;
 use crate::wire::assemble::Pins;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

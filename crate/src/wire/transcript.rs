@@ -1,8 +1,8 @@
 //! A live session's transcript documents: the entries the JS reader hands over, what an index
 //! update did, and the topics.
 
-use crate::index::Rewrite;
-use crate::topics::Topic;
+use crate::fold::topics::Topic;
+use crate::transcript::index::Rewrite;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -202,11 +202,11 @@ mod tests {
 
     #[test]
     fn the_index_reads_back_as_itself() {
-        let mut index = crate::index::SessionIndex::build(&sample());
+        let mut index = crate::transcript::index::SessionIndex::build(&sample());
         index.turns[0].started_at = Some(serde_json::json!("2026-11-02T09:00:28.000Z"));
         index.turns[0].entries[0].range = Some((3, 4));
         index.first_kept_entry_id = Some("x\"y".into());
-        let back: crate::index::SessionIndex = crate::wire::parse("index", &to_json(&index)).unwrap();
+        let back: crate::transcript::index::SessionIndex = crate::wire::parse("index", &to_json(&index)).unwrap();
         assert_eq!(back, index);
     }
 }

@@ -19,15 +19,15 @@
 //! is sticky: the caller remembers it and passes it back, so old turns do not flip between
 //! kept and folded from one request to the next (prompt-cache stability).
 
-use crate::clean;
+use crate::clean::cleaner;
 use crate::config::Config;
+use crate::fold::summary;
+use crate::fold::truncate;
 use crate::hash::{HashMap, HashSet};
-use crate::history::History;
-use crate::message::{self, Kind};
-use crate::steps::Step;
-use crate::summary;
-use crate::truncate;
-use crate::turns::{self, TurnSpan};
+use crate::model::message::{self, Kind};
+use crate::model::steps::Step;
+use crate::transcript::history::History;
+use crate::transcript::turns::{self, TurnSpan};
 use serde::Serialize;
 use serde_json::Value;
 use std::borrow::Cow;
@@ -75,7 +75,7 @@ pub struct AssembleStats {
     pub summarized: usize,
     pub stubbed: usize,
     /// Messages and tokens before and after, and the cleaner's counts.
-    pub clean: clean::CleanStats,
+    pub clean: cleaner::CleanStats,
     /// The protected tail alone exceeds the budget.
     pub over_budget: bool,
 }
@@ -113,7 +113,7 @@ pub struct Assembled {
     pub summarize: Vec<String>,
     /// Turn ids folded for the budget (to remember for the next request).
     pub folded: Vec<String>,
-    pub frontier: crate::frontier::Frontier,
+    pub frontier: crate::clean::frontier::Frontier,
 }
 
 /// How a turn is rendered.
@@ -161,7 +161,7 @@ pub fn assemble(
             pinned_ranges.push(s.range.clone());
         }
     }
-    let cleaned = clean::clean_keeping(h, &cfg.clean(), ctx.history_complete, &pinned_ranges);
+    let cleaned = cleaner::clean_keeping(h, &cfg.clean(), ctx.history_complete, &pinned_ranges);
     // Labels and ids are borrowed from the context: they are asked for many times per turn.
     let label = |t: usize| topic_label(ctx, t);
     let id = |t: usize| turn_id(ctx, spans, t);
@@ -639,7 +639,7 @@ fn with_text(src: &Value, text: String) -> Value {
 
 fn short_ask(messages: &[Value], i: usize) -> String {
     let visible = turns::visible_text(&messages[i]);
-    let text = crate::hostmeta::strip_host_metadata(&visible);
+    let text = crate::model::hostmeta::strip_host_metadata(&visible);
     let p = turns::preview(&text, SHORT_ASK_CHARS);
     if p.is_empty() {
         "(earlier request)".into()

@@ -1,6 +1,6 @@
 //! The frontier cleaner.
 //!
-//! Before the frontier (see [`crate::frontier`]) it removes what a completed turn no longer
+//! Before the frontier (see [`crate::clean::frontier`]) it removes what a completed turn no longer
 //! needs: thinking blocks, the top-level `reasoning_content`, completed tool results together
 //! with the calls they answer, and assistant messages left with nothing to say. At and after
 //! the frontier it touches nothing.
@@ -15,21 +15,21 @@
 //! * an exchange or message whose removal would leave two user prompts (or two answers)
 //!   adjacent is kept;
 //! * thinking is kept on a message that keeps tool calls unless its provider is known not to
-//!   need it (what goes from one message is [`crate::strip`]'s);
+//!   need it (what goes from one message is [`crate::model::strip`]'s);
 //! * a text remnant that would sit right before another assistant message is merged into it
 //!   (or, when that message must stay untouched, dropped; or, when it still carries thinking,
 //!   its exchange is kept), so roles still alternate.
 //!
-//! The cleaner only proposes; [`crate::gate`] checks the result. It reads the messages'
+//! The cleaner only proposes; [`crate::clean::gate`] checks the result. It reads the messages'
 //! kinds, pairing and copies from a [`History`] (a live session's are kept across requests).
 
+use crate::clean::frontier::{self, Frontier};
 use crate::config::CleanConfig;
-use crate::frontier::{self, Frontier};
-use crate::history::{History, HistoryCache};
-use crate::message::{self, Kind, PartKind};
-use crate::pairing::Pairing;
-use crate::steps::Step;
-use crate::strip::StripOptions;
+use crate::model::message::{self, Kind, PartKind};
+use crate::model::pairing::Pairing;
+use crate::model::steps::Step;
+use crate::model::strip::StripOptions;
+use crate::transcript::history::{History, HistoryCache};
 use serde::Serialize;
 use serde_json::Value;
 use std::rc::Rc;

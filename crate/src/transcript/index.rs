@@ -13,8 +13,8 @@
 //! The index is a serializable value; JS persists it.
 
 use crate::hash::{HashMap, HashSet};
-use crate::message::{self, Kind};
-use crate::turns::{self, TokenBreakdown};
+use crate::model::message::{self, Kind};
+use crate::transcript::turns::{self, TokenBreakdown};
 use crate::wire::transcript::Entry;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -174,7 +174,7 @@ impl SessionIndex {
         }
         if opens {
             let visible = turns::visible_text(msg);
-            let text = crate::hostmeta::strip_host_metadata(&visible);
+            let text = crate::model::hostmeta::strip_host_metadata(&visible);
             self.turns.push(TurnRecord {
                 id,
                 key: format!("{:016x}", turns::key_of(msg)),

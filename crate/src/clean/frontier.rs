@@ -8,8 +8,8 @@
 //!
 //! Everything at or after the frontier is left untouched by every stage of the engine.
 
-use crate::message::{self, Kind};
-use crate::pairing::Pairing;
+use crate::model::message::{self, Kind};
+use crate::model::pairing::Pairing;
 use serde_json::Value;
 
 /// The frontier of a message list and the start of the live tool loop, if any.

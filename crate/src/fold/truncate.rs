@@ -6,7 +6,7 @@
 //! limit always give the same bytes, so a truncated result stays prompt-cache stable.
 //! Lengths are in Unicode scalar values (characters), not bytes.
 
-use crate::message::{self, PartKind};
+use crate::model::message::{self, PartKind};
 use serde_json::Value;
 
 /// How far (in characters) a cut may move to land on a line break.

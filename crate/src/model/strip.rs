@@ -2,11 +2,11 @@
 //! `reasoning_content`, and its tool calls when their results go.
 //!
 //! It sees one message and the [`StripOptions`] and nothing else, so the copy it makes is a
-//! function of the two: [`crate::history`] keeps it keyed by both. Which messages are
-//! stripped, and whether their calls go, is the cleaner's decision ([`crate::clean`]).
+//! function of the two: [`crate::transcript::history`] keeps it keyed by both. Which messages are
+//! stripped, and whether their calls go, is the cleaner's decision ([`crate::clean::cleaner`]).
 
 use crate::config::CleanConfig;
-use crate::message::{self, PartKind};
+use crate::model::message::{self, PartKind};
 use serde_json::Value;
 
 /// Everything [`strip`] reads besides the message: the key of the copy it makes.

@@ -48,7 +48,7 @@
 //! segmenting them takes about 0.4 s of CPU in release mode (tests/topics.rs has the timing).
 
 use crate::hash::HashMap;
-use crate::turns::sort_by;
+use crate::transcript::turns::sort_by;
 use serde::Serialize;
 use std::cell::RefCell;
 use std::ops::RangeInclusive;
@@ -57,8 +57,8 @@ use std::sync::atomic::{
     Ordering::{Acquire, Relaxed, Release},
 };
 
-/// The text a person wrote, without host metadata (see [`crate::hostmeta`]).
-pub use crate::hostmeta::strip_host_metadata;
+/// The text a person wrote, without host metadata (see [`crate::model::hostmeta`]).
+pub use crate::model::hostmeta::strip_host_metadata;
 
 /// Default of [`TopicConfig::similarity_threshold`] (from the original design).
 pub const DEFAULT_SIMILARITY_THRESHOLD: f64 = 0.05;
@@ -182,7 +182,7 @@ impl IdfCache {
 /// Incremental topic segmenter over the turns of one session.
 ///
 /// ```
-/// use contextfold::topics::{Segmenter, TopicConfig, TurnText};
+/// use contextfold::fold::topics::{Segmenter, TopicConfig, TurnText};
 /// let mut s = Segmenter::new(TopicConfig::default());
 /// s.push(TurnText::new("Will it rain in Paris tomorrow?", "The forecast says rain and wind."));
 /// s.push(TurnText::new("How cold with the rain and wind?", "About 8 degrees, rain all day."));
@@ -735,7 +735,7 @@ fn make_label(scored: &[Scored], terms: &[Box<str>]) -> Option<String> {
             }
         }
     }
-    (!parts.is_empty()).then(|| crate::turns::join(&parts, " / "))
+    (!parts.is_empty()).then(|| crate::transcript::turns::join(&parts, " / "))
 }
 
 /// Smoothed inverse document frequency over `n` turns.

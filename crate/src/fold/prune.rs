@@ -19,15 +19,15 @@
 //! Pure: the caller applies the result (the plugin folds the pruned turns, so they stay
 //! recoverable).
 
+use crate::clean::frontier;
+use crate::clean::gate;
 use crate::error::PruneError;
-use crate::frontier;
-use crate::gate;
-use crate::history::HistoryCache;
-use crate::message::{self, Kind};
-use crate::steps::Step;
-use crate::tokens;
-use crate::topics::lowercase;
-use crate::turns;
+use crate::fold::topics::lowercase;
+use crate::model::message::{self, Kind};
+use crate::model::steps::Step;
+use crate::model::tokens;
+use crate::transcript::history::HistoryCache;
+use crate::transcript::turns;
 use crate::wire::assemble::Pins;
 use crate::wire::prune::{PruneRequest, PruneResult, PrunedUnit, Skipped, Strategy};
 use serde_json::Value;

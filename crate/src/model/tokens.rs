@@ -17,7 +17,7 @@
 //! Non-text parts have fixed costs: an image is [`IMAGE_TOKENS`], and every message adds
 //! [`MESSAGE_OVERHEAD`] for its role and framing.
 
-use crate::message::{self, field, PartKind};
+use crate::model::message::{self, field, PartKind};
 use serde_json::Value;
 
 /// Fixed cost of one image part (a ~1 megapixel image on current providers).

@@ -9,8 +9,8 @@
 //! content and timestamp, so the same turn is recognised whether it comes from the host's
 //! `assemble` messages or from the transcript, whatever fields the host adds around it.
 
-use crate::message::{self, field, Kind, PartKind};
-use crate::tokens;
+use crate::model::message::{self, field, Kind, PartKind};
+use crate::model::tokens;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::ops::Range;

@@ -19,11 +19,11 @@
 //!
 //! It decides nothing and never sees the config.
 
-use crate::message::{self, Kind};
-use crate::pairing::{Pairer, Pairing};
-use crate::strip::{self, StripCounts, StripOptions};
-use crate::tokens;
-use crate::turns::{self, TurnSpan};
+use crate::model::message::{self, Kind};
+use crate::model::pairing::{Pairer, Pairing};
+use crate::model::strip::{self, StripCounts, StripOptions};
+use crate::model::tokens;
+use crate::transcript::turns::{self, TurnSpan};
 use serde_json::Value;
 use std::cell::{Cell, OnceCell, RefCell};
 use std::ops::Range;

@@ -5,7 +5,7 @@
 //! (`{"message": {...}}`). The JS layer applies the plan by reusing the host's objects for
 //! unchanged messages, so they stay byte-identical.
 
-use crate::history::History;
+use crate::transcript::history::History;
 use serde::Serialize;
 use serde_json::Value;
 use std::rc::Rc;
@@ -65,8 +65,8 @@ impl Step {
             (None, Some(i)) => h.tokens(i),
             (Some(m), Some(i)) => h
                 .replacement(i, m)
-                .map_or_else(|| crate::tokens::message(m), |r| r.tokens),
-            _ => crate::tokens::message(self.resolve(h.messages)),
+                .map_or_else(|| crate::model::tokens::message(m), |r| r.tokens),
+            _ => crate::model::tokens::message(self.resolve(h.messages)),
         }
     }
 }

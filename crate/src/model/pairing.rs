@@ -5,7 +5,7 @@
 //! global id → message lookup (PROVIDERS.md rule 4). The cleaner, the gate and the planner
 //! all pair through this one function.
 
-use crate::message;
+use crate::model::message;
 use serde_json::Value;
 use std::rc::Rc;
 
@@ -77,7 +77,7 @@ impl Pairer {
 
 impl Pairing {
     /// Pairs every result with the nearest preceding unanswered call of the same id. The
-    /// history of a live session is paired incrementally (see [`crate::history`]).
+    /// history of a live session is paired incrementally (see [`crate::transcript::history`]).
     pub fn of(messages: &[Value]) -> Rc<Pairing> {
         let mut p = Pairer::default();
         for m in messages {
@@ -97,7 +97,7 @@ impl Pairing {
         for (m, _) in self.answer_of.get(i).map_or(&[][..], Vec::as_slice).iter().flatten() {
             out.push(*m);
         }
-        crate::turns::sort_by(&mut out, |a, b| a < b);
+        crate::transcript::turns::sort_by(&mut out, |a, b| a < b);
         out.dedup();
         out
     }

@@ -20,10 +20,10 @@
 //! arrays are a type per length; one type keeps one copy of each in the wasm core
 //! (bench/size/README.md, fourth round).
 
-use crate::hostmeta::{self, is_month, WEEKDAYS};
-use crate::message::{self, Kind, PartKind};
-use crate::tokens::{self, is_cjk};
-use crate::turns;
+use crate::model::hostmeta::{self, is_month, WEEKDAYS};
+use crate::model::message::{self, Kind, PartKind};
+use crate::model::tokens::{self, is_cjk};
+use crate::transcript::turns;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -211,7 +211,7 @@ pub fn stub(label: &str, turn_ids: &[&str], tokens: usize) -> String {
 }
 
 /// The text a user typed, without what the host wraps around it (see [`hostmeta`]).
-pub use crate::hostmeta::strip_host_metadata;
+pub use crate::model::hostmeta::strip_host_metadata;
 
 // ---------------------------------------------------------------------------------------------
 // Walking the turn

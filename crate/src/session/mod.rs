@@ -8,15 +8,15 @@
 //! the next request keeps them for the messages it keeps. A one-shot request builds what it
 //! needs and keeps nothing.
 
-use crate::assemble::{self, Assembled, Context};
 use crate::config::{Config, Mode};
 use crate::error::DeltaError;
+use crate::fold::planner::{self, Assembled, Context};
+use crate::fold::topics::{Segmenter, Topic, TopicConfig, TurnText};
 use crate::hash::{HashMap, HashSet};
-use crate::history::{History, HistoryCache};
-use crate::index::{SessionIndex, INDEX_VERSION};
-use crate::steps::Step;
-use crate::topics::{Segmenter, Topic, TopicConfig, TurnText};
-use crate::turns;
+use crate::model::steps::Step;
+use crate::transcript::history::{History, HistoryCache};
+use crate::transcript::index::{SessionIndex, INDEX_VERSION};
+use crate::transcript::turns;
 use crate::wire::assemble::{AssembleOnceRequest, AssembleRequest, AssembleResult, DeltaRequest, Pins};
 use crate::wire::transcript::{Entry, IndexUpdate};
 use serde_json::Value;
@@ -49,7 +49,7 @@ pub struct Session {
     /// replacements (see [`DeltaRequest::reuse`]), which that caller holds.
     held: Vec<Option<Rc<Value>>>,
     /// The turn explanations of the last response to a caller that keeps them.
-    sent_turns: Vec<assemble::TurnExplain>,
+    sent_turns: Vec<planner::TurnExplain>,
 }
 
 impl Session {
@@ -292,7 +292,7 @@ impl Session {
         }
         let ctx = self.context(h, prompt);
         let relevance = || self.relevance(&ctx, prompt);
-        let a: Assembled = assemble::assemble(h, budget, &self.config, &ctx, &relevance);
+        let a: Assembled = planner::assemble(h, budget, &self.config, &ctx, &relevance);
         // The context shares the set: let go of it first, so that it is not copied.
         drop(ctx);
         for id in &a.folded {
@@ -391,7 +391,7 @@ impl Session {
     }
 
     fn pinned(&self, id: &str, messages: &[Value], range: std::ops::Range<usize>) -> bool {
-        crate::prune::pinned(&self.pins, id, &messages[range])
+        crate::fold::prune::pinned(&self.pins, id, &messages[range])
     }
 }
 
@@ -461,7 +461,7 @@ fn mark_reuse(steps: &mut [Step], h: &History, held: &mut [Option<Rc<Value>>]) {
 #[inline(never)]
 fn clean_only(h: &History, config: &Config, budget: usize, complete: bool) -> AssembleResult {
     let r = crate::clean_in(h, &config.clean(), complete);
-    let stats = assemble::AssembleStats {
+    let stats = planner::AssembleStats {
         budget,
         turns: h.split().1.len(),
         over_budget: r.stats.tokens_after > budget,
@@ -482,7 +482,7 @@ fn clean_only(h: &History, config: &Config, budget: usize, complete: bool) -> As
 
 /// Gates a fold plan; on refusal falls back to the cleaner alone (itself gated).
 fn gate_result(h: &History, a: Assembled, config: &Config, budget: usize, complete: bool) -> AssembleResult {
-    match crate::gate::check_history(h, &a.steps, a.frontier.loop_start) {
+    match crate::clean::gate::check_history(h, &a.steps, a.frontier.loop_start) {
         Ok(()) => AssembleResult {
             steps: a.steps,
             estimated_tokens: a.estimated_tokens,
@@ -532,7 +532,7 @@ pub fn synthetic_entries(messages: &[Value]) -> Vec<Entry> {
     // Ids given so far (a set: searching `out` for each message is quadratic).
     let mut taken: HashSet<String> = HashSet::with_capacity_and_hasher(messages.len(), Default::default());
     for (i, m) in messages.iter().enumerate() {
-        let id = if crate::message::kind(m) == crate::message::Kind::User {
+        let id = if crate::model::message::kind(m) == crate::model::message::Kind::User {
             turns::hash_id(turns::key_of(m))
         } else {
             format!("m{i}")
@@ -557,7 +557,7 @@ pub fn synthetic_entries(messages: &[Value]) -> Vec<Entry> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::steps::Step;
+    use crate::model::steps::Step;
     use serde_json::json;
 
     fn history(turns: usize) -> Vec<Value> {
@@ -680,11 +680,11 @@ mod tests {
         };
         // Each explanation equal to the one at its position in the previous response is `0`;
         // the others (changed or new) are sent whole.
-        let check = |prev: &[assemble::TurnExplain], turns: &[assemble::TurnExplain], sent: &[Value]| {
+        let check = |prev: &[planner::TurnExplain], turns: &[planner::TurnExplain], sent: &[Value]| {
             assert_eq!(turns.len(), sent.len());
             for (i, t) in turns.iter().enumerate() {
                 // The flag aside (it is set on the response's copy).
-                let plain = |t: &assemble::TurnExplain| assemble::TurnExplain {
+                let plain = |t: &planner::TurnExplain| planner::TurnExplain {
                     repeated: false,
                     ..t.clone()
                 };
@@ -706,7 +706,7 @@ mod tests {
         assert_eq!(check(&t2, &t3, &sent), 6);
         // A budget that folds old turns changes their explanations: those are sent again.
         let (t4, sent) = ask(12, &[], 60);
-        assert!(t4.iter().any(|t| t.decision == assemble::Decision::Stubbed), "{t4:?}");
+        assert!(t4.iter().any(|t| t.decision == planner::Decision::Stubbed), "{t4:?}");
         assert!(check(&t3, &t4, &sent) < 6);
         // A caller that starts over gets every explanation.
         let (_, sent) = ask(0, &all, 60);

@@ -11,10 +11,10 @@
 //! [`Shape`]s, and the verdict of the comparison of a kept replacement with its source) comes
 //! from a [`History`].
 
-use crate::history::{History, HistoryCache, Replacement, Shape};
-use crate::message::{self, Kind, PartKind};
-use crate::pairing::Pairer;
-use crate::steps::Step;
+use crate::model::message::{self, Kind, PartKind};
+use crate::model::pairing::Pairer;
+use crate::model::steps::Step;
+use crate::transcript::history::{History, HistoryCache, Replacement, Shape};
 use serde_json::Value;
 use std::rc::Rc;
 
@@ -201,7 +201,7 @@ pub fn check_history(h: &History, steps: &[Step], live_from: Option<usize>) -> R
     if b == Counts::default() {
         return Ok(());
     }
-    let a = counts(&shapes(h, &crate::steps::identity(input.len())));
+    let a = counts(&shapes(h, &crate::model::steps::identity(input.len())));
     let pairs: [(u8, &str, usize, usize); 5] = [
         (
             1,
@@ -326,7 +326,7 @@ fn is_subsequence(small: &[&Value], big: &[&Value]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::steps;
+    use crate::model::steps;
     use serde_json::json;
 
     fn sample() -> Vec<Value> {
