@@ -15,8 +15,8 @@
 
 use contextfold::config::Config;
 use contextfold::session::Session;
+use contextfold::transcript::entry::Entry;
 use contextfold::wire::assemble::{AssembleRequest, DeltaRequest};
-use contextfold::wire::transcript::Entry;
 use serde_json::Value;
 use std::time::Instant;
 

@@ -5,18 +5,26 @@
 //! layer applies the plan to the host's own objects. `wasm.rs` is the only module that knows
 //! about wasm-bindgen.
 //!
-//! Layers, bottom to top; each imports only the layers below it (`tests/layers.rs` checks):
+//! Layers, bottom to top; each imports only the layers below it, never a higher one or another
+//! module of its own layer (`tests/layers.rs` checks it):
 //! * base: [`error`] (what the core refuses, and why), [`config`] (the options and their
 //!   defaults), [`hash`] (the hash maps the crate uses);
-//! * [`model`]: what a message is (roles, parts, pairing of calls and results, tokens, plan steps);
-//! * [`transcript`]: turns, the session index of entries, what is known of the messages planned;
+//! * `text`: words, stopwords, case folding;
+//! * [`model`]: what a message is (roles, parts, host metadata, pairing of calls and results,
+//!   tokens, plan steps);
+//! * [`transcript`]: transcript entries, the session index, turns, what is known of the
+//!   messages being planned;
 //! * [`clean`]: where the live turn starts, what completed turns lose, the validity gate;
-//! * [`fold`]: the planner (what each turn becomes within a budget), summaries, topics,
+//! * [`fold`]: the planner (what each turn becomes within a budget), summaries, topics, pins,
 //!   truncation, prune;
+//! * [`wire`]: the boundary's requests and results (serde types and their TypeScript); the
+//!   values inside them are the lower layers' (steps, counts, topics, entries, pins), and a
+//!   call's own document is where the call is decided when that is below `wire` (prune's);
 //! * [`session`]: a live session's state between requests, and the one-shot path;
-//! * [`wire`]: the boundary's requests and results (serde types and their TypeScript);
+//! * [`api`]: the calls over JSON text (request in, result out);
 //! * `wasm`: the wasm-bindgen boundary (wasm32 only).
 
+pub mod api;
 pub mod clean;
 pub mod config;
 pub mod error;
@@ -29,170 +37,3 @@ pub mod wire;
 
 #[cfg(target_arch = "wasm32")]
 mod wasm;
-
-use clean::{cleaner, gate};
-use error::{InputError, PruneError};
-use fold::{prune, summary};
-use model::{steps, tokens};
-use serde_json::Value;
-use transcript::history;
-use wire::clean::{CleanRequest, CleanResult, SummarizeRequest};
-
-/// Cleans the messages of a request and gates the result. A plan the gate refuses is
-/// replaced by the identity plan, with the refusal as `fallback`.
-pub fn clean_messages(messages: &[Value], config: &config::CleanConfig) -> CleanResult {
-    clean_history(messages, config, false)
-}
-
-/// [`clean_messages`] for a history whose upcoming prompt is passed separately (`complete`):
-/// the frontier is then after the last message.
-pub fn clean_history(messages: &[Value], config: &config::CleanConfig, complete: bool) -> CleanResult {
-    clean_in(&history::HistoryCache::of(messages).view(messages), config, complete)
-}
-
-/// [`clean_history`] of a history whose facts are known (a live session's).
-pub fn clean_in(h: &history::History, config: &config::CleanConfig, complete: bool) -> CleanResult {
-    let messages = h.messages;
-    let cleaned = cleaner::clean_keeping(h, config, complete, &[]);
-    match gate::check_history(h, &cleaned.steps, cleaned.frontier.loop_start) {
-        Ok(()) => CleanResult {
-            steps: cleaned.steps,
-            stats: cleaned.stats,
-            fallback: None,
-        },
-        Err(refusal) => {
-            let tokens = h.tokens_of(0..h.len());
-            let stats = cleaner::CleanStats {
-                messages_before: messages.len(),
-                messages_after: messages.len(),
-                tokens_before: tokens,
-                tokens_after: tokens,
-                frontier: cleaned.stats.frontier,
-                ..Default::default()
-            };
-            CleanResult {
-                steps: steps::identity(messages.len()),
-                stats,
-                fallback: Some(format!("validity gate refused the cleaned output ({refusal})")),
-            }
-        }
-    }
-}
-
-/// [`clean_history`] over a JSON [`CleanRequest`]; the result as JSON.
-pub fn clean_json(input: &str) -> Result<String, InputError> {
-    let req: CleanRequest = wire::parse("request", input)?;
-    let cfg = req.config.unwrap_or_default();
-    Ok(wire::to_json(&clean_history(
-        &req.messages,
-        &cfg.clean(),
-        req.history_complete,
-    )))
-}
-
-/// A one-shot assemble ([`session::assemble_once`]) over a JSON
-/// [`wire::assemble::AssembleOnceRequest`]; the result as JSON.
-pub fn assemble_json(input: &str) -> Result<String, InputError> {
-    Ok(session::assemble_once(wire::parse("request", input)?).to_json())
-}
-
-/// A deterministic summary of one turn, from a JSON [`SummarizeRequest`].
-pub fn summarize_json(input: &str) -> Result<String, InputError> {
-    let req: SummarizeRequest = wire::parse("request", input)?;
-    Ok(summary::extractive(&summary::SummaryInput {
-        turn_id: &req.turn_id,
-        messages: &req.messages,
-        max_tokens: req.max_tokens,
-    }))
-}
-
-/// Estimated tokens of a JSON message array.
-pub fn estimate_json(input: &str) -> Result<usize, InputError> {
-    let messages: Vec<Value> = wire::parse("messages", input)?;
-    Ok(tokens::messages(&messages))
-}
-
-/// [`prune::prune`] over a JSON [`wire::prune::PruneRequest`]; the result as JSON.
-pub fn prune_json(input: &str) -> Result<String, PruneError> {
-    Ok(wire::to_json(&prune::prune(&wire::parse("request", input)?)?))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    /// What a person calling the boundary with a wrong request reads.
-    #[test]
-    fn bad_requests_name_the_field() {
-        let m = json!([{"role": "user", "content": "hi"}]);
-        for (call, input, message) in [
-            (
-                clean_json as fn(&str) -> Result<String, InputError>,
-                json!({"messages": 3}),
-                "invalid request: messages: invalid type: integer `3`, expected a sequence",
-            ),
-            (
-                clean_json,
-                json!({"messages": m, "config": {"maxTokens": "many"}}),
-                "invalid request: config.maxTokens: invalid type: string \"many\", expected usize",
-            ),
-            (
-                clean_json,
-                json!({"messages": m, "config": {"keepRecentTurn": 1}}),
-                "invalid request: config: unknown field `keepRecentTurn`, expected one of",
-            ),
-            (
-                clean_json,
-                json!({"message": m}),
-                "invalid request: unknown field `message`, expected one of `messages`, `config`, `historyComplete`",
-            ),
-            (
-                assemble_json,
-                json!({"messages": m, "entries": [{"id": 5}]}),
-                "invalid request: entries[0].id: invalid type: integer `5`, expected a string",
-            ),
-            (
-                assemble_json,
-                json!({"messages": m, "budget": -1}),
-                "invalid request: budget: invalid value: integer `-1`, expected usize",
-            ),
-            (
-                assemble_json,
-                json!({"messages": m, "pins": {"tools": "read"}}),
-                "invalid request: pins.tools: invalid type: string \"read\", expected a sequence",
-            ),
-            (
-                summarize_json,
-                json!({"messages": m}),
-                "invalid request: missing field `turnId`",
-            ),
-        ] {
-            let e = call(&input.to_string()).unwrap_err().to_string();
-            assert!(e.starts_with(message), "{input}: {e}");
-        }
-        let e = prune_json(&json!({"messages": m, "strategy": "lru"}).to_string()).unwrap_err();
-        assert!(e.to_string().starts_with("invalid request: strategy: unknown variant `lru`, expected one of `fifo`, `sliding-window`, `importance`"), "{e}");
-        let e = prune_json(&json!({"messages": m, "strategy": "fifo"}).to_string()).unwrap_err();
-        assert!(
-            e.to_string().starts_with("invalid request: fifo needs targetTokens"),
-            "{e}"
-        );
-        let e = estimate_json("[1, {").unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "invalid messages: [1]: EOF while parsing an object at line 1 column 5"
-        );
-    }
-
-    #[test]
-    fn a_missing_config_is_the_default_one() {
-        let m = json!([{"role": "user", "content": "hi"}, {"role": "assistant", "content": [{"type": "thinking", "thinking": "x"}, {"type": "text", "text": "a"}]}, {"role": "user", "content": "b"}]);
-        let with = |config: Value| clean_json(&json!({"messages": m, "config": config}).to_string()).unwrap();
-        let default = clean_json(&json!({"messages": m}).to_string()).unwrap();
-        assert!(default.contains("\"cleanedThink\":1"), "{default}");
-        assert_eq!(with(Value::Null), default);
-        assert_eq!(with(json!({})), default);
-        assert_ne!(with(json!({"cleanThinking": false})), default);
-    }
-}

@@ -50,7 +50,7 @@ fn config(text: &str) -> Result<Config, JsError> {
 /// Cleans the messages of a request; returns the plan.
 #[wasm_bindgen(unchecked_return_type = "Json<CleanResult>")]
 pub fn clean(#[wasm_bindgen(unchecked_param_type = "Json<CleanRequest>")] input: &str) -> Result<String, JsError> {
-    crate::clean_json(input).map_err(js_error)
+    crate::api::clean_json(input).map_err(js_error)
 }
 
 /// Estimated tokens of a JSON array of messages.
@@ -58,7 +58,7 @@ pub fn clean(#[wasm_bindgen(unchecked_param_type = "Json<CleanRequest>")] input:
 pub fn estimate_tokens(
     #[wasm_bindgen(unchecked_param_type = "Json<Message[]>")] messages: &str,
 ) -> Result<usize, JsError> {
-    crate::estimate_json(messages).map_err(js_error)
+    crate::api::estimate_json(messages).map_err(js_error)
 }
 
 /// The core's version.
@@ -78,7 +78,7 @@ pub fn default_config() -> String {
 pub fn assemble_once(
     #[wasm_bindgen(unchecked_param_type = "Json<AssembleOnceRequest>")] input: &str,
 ) -> Result<String, JsError> {
-    crate::assemble_json(input).map_err(js_error)
+    crate::api::assemble_json(input).map_err(js_error)
 }
 
 /// A deterministic extractive summary of one turn (plain text).
@@ -86,13 +86,13 @@ pub fn assemble_once(
 pub fn summarize(
     #[wasm_bindgen(unchecked_param_type = "Json<SummarizeRequest>")] input: &str,
 ) -> Result<String, JsError> {
-    crate::summarize_json(input).map_err(js_error)
+    crate::api::summarize_json(input).map_err(js_error)
 }
 
 /// Chooses old turns to prune (`fifo`, `sliding-window`, `importance`).
 #[wasm_bindgen(unchecked_return_type = "Json<PruneResult>")]
 pub fn prune(#[wasm_bindgen(unchecked_param_type = "Json<PruneRequest>")] input: &str) -> Result<String, JsError> {
-    crate::prune_json(input).map_err(js_error)
+    crate::api::prune_json(input).map_err(js_error)
 }
 
 /// A live session: index, topics and caches kept inside the wasm instance between requests.
@@ -137,7 +137,7 @@ impl Session {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "Json<Entry[]>")] entries: &str,
     ) -> Result<String, JsError> {
-        let entries: Vec<wire::transcript::Entry> = read("entries", entries)?;
+        let entries: Vec<crate::transcript::entry::Entry> = read("entries", entries)?;
         Ok(to_json(&self.0.rebuild(&entries)))
     }
 
@@ -147,7 +147,7 @@ impl Session {
         &mut self,
         #[wasm_bindgen(unchecked_param_type = "Json<Entry[]>")] entries: &str,
     ) -> Result<String, JsError> {
-        let entries: Vec<wire::transcript::Entry> = read("entries", entries)?;
+        let entries: Vec<crate::transcript::entry::Entry> = read("entries", entries)?;
         Ok(to_json(&self.0.append(&entries)))
     }
 

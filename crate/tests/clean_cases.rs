@@ -6,9 +6,9 @@
 //! validity gate, that the gated entry point returns the same plan, and that everything from
 //! the frontier on is byte-identical to the input.
 
+use contextfold::clean::clean_messages;
 use contextfold::clean::cleaner::{self, CleanStats};
 use contextfold::clean::gate;
-use contextfold::clean_messages;
 use contextfold::config::CleanConfig;
 use contextfold::model::message::{self, Kind};
 use contextfold::model::steps::{self, Step};

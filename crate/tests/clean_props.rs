@@ -19,10 +19,10 @@
 
 use contextfold::clean::cleaner;
 use contextfold::clean::gate;
+use contextfold::clean::{clean_history, clean_messages};
 use contextfold::config::CleanConfig;
 use contextfold::model::message::{self, Kind};
 use contextfold::model::steps::{self, Step};
-use contextfold::{clean_history, clean_messages};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 use serde_json::{json, Value};

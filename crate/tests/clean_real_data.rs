@@ -9,9 +9,9 @@
 //! The data is found through `CONTEXTFOLD_DATA` or at `<workspace>/../shared/data`; when it is
 //! absent the tests fail and say where they looked.
 
+use contextfold::clean::clean_messages;
 use contextfold::clean::cleaner;
 use contextfold::clean::gate;
-use contextfold::clean_messages;
 use contextfold::config::CleanConfig;
 use contextfold::model::steps;
 use serde_json::Value;

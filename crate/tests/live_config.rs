@@ -9,8 +9,8 @@
 
 use contextfold::config::Config;
 use contextfold::session::{assemble_once, synthetic_entries, Session};
+use contextfold::transcript::entry::Entry;
 use contextfold::wire::assemble::{AssembleOnceRequest, DeltaRequest};
-use contextfold::wire::transcript::Entry;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::rc::Rc;

@@ -13,7 +13,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     let (cfg, complete, body) = (data[0], data[1] & 1 == 1, &data[2..]);
-    let _ = contextfold::clean_json(std::str::from_utf8(body).unwrap_or(""));
+    let _ = contextfold::api::clean_json(std::str::from_utf8(body).unwrap_or(""));
     let Ok(doc) = serde_json::from_slice::<Value>(body) else {
         return;
     };

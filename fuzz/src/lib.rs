@@ -7,7 +7,7 @@ use contextfold::clean::{cleaner, frontier, gate};
 use contextfold::config::CleanConfig;
 use contextfold::model::pairing::Pairing;
 use contextfold::model::steps::{self, Step};
-use contextfold::wire::transcript::Entry;
+use contextfold::transcript::entry::Entry;
 use serde_json::{json, Map, Value};
 
 // ---------------------------------------------------------------------------------------------
@@ -331,7 +331,7 @@ pub fn check_clean(messages: &[Value], cfg: &CleanConfig, complete: bool) {
         "a step points outside the input"
     );
     // The gated entry point returns the same plan.
-    let gated = contextfold::clean_history(messages, cfg, complete);
+    let gated = contextfold::clean::clean_history(messages, cfg, complete);
     assert!(gated.fallback.is_none());
     assert_eq!(gated.steps, a.steps);
     // Idempotence: the output is already clean.

@@ -336,7 +336,7 @@ impl Pass {
                 message: e.message,
                 reuse: None,
             };
-            tokens_after += s.tokens(h);
+            tokens_after += h.step_tokens(&s);
             steps.push(s);
         }
         self.stats.messages_before = h.len();

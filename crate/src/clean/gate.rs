@@ -81,12 +81,9 @@ fn counts(ms: &[ShapeOf]) -> Counts {
     }
     let pairing = pairer.pairing();
     let turn_msg = |i: &usize| matches!(ms[*i].kind, Kind::User | Kind::Assistant);
-    let mut sig: Vec<usize> = Vec::new();
-    for (i, m) in ms.iter().enumerate() {
-        if matches!(m.kind, Kind::User | Kind::Assistant | Kind::ToolResult) {
-            sig.push(i);
-        }
-    }
+    let sig: Vec<usize> = (0..ms.len())
+        .filter(|&i| matches!(ms[i].kind, Kind::User | Kind::Assistant | Kind::ToolResult))
+        .collect();
     // The live, unfinished tool loop at the very end may have unanswered calls.
     let last_turn_msg = sig.iter().rev().find(|i| turn_msg(i)).copied();
     for (pos, &i) in sig.iter().enumerate() {
@@ -141,20 +138,13 @@ fn refuse(rule: u8, reason: String) -> Result<(), Refusal> {
 }
 
 /// A refusal about output message `i`: `message {i}: {what}` (one `format!` for all).
-#[inline(never)]
 fn refuse_at(rule: u8, i: usize, what: &str) -> Result<(), Refusal> {
     refuse(rule, format!("message {i}: {what}"))
 }
 
 /// The parts of kind `k`, in order.
 fn of_kind(parts: &[Value], k: PartKind) -> Vec<&Value> {
-    let mut out = Vec::new();
-    for p in parts {
-        if message::part_kind(p) == k {
-            out.push(p);
-        }
-    }
-    out
+    parts.iter().filter(|p| message::part_kind(p) == k).collect()
 }
 
 /// The standalone shapes of the messages `steps` stand for.
@@ -187,12 +177,10 @@ pub fn check_history(h: &History, steps: &[Step], live_from: Option<usize>) -> R
     }
     // Rule 8: no message with thinking dropped from the live tool loop.
     if let Some(l) = live_from {
-        let mut i = l;
-        while i < input.len() {
-            if message::has_reasoning(&input[i]) && !steps.iter().any(|s| s.source == Some(i)) {
-                return refuse_at(8, i, "dropped with its thinking from the live tool loop");
-            }
-            i += 1;
+        if let Some(i) =
+            (l..input.len()).find(|&i| message::has_reasoning(&input[i]) && !steps.iter().any(|s| s.source == Some(i)))
+        {
+            return refuse_at(8, i, "dropped with its thinking from the live tool loop");
         }
     }
     // The output may keep a violation the input already had: the input is counted only when
@@ -242,9 +230,10 @@ fn relational(h: &History, s: &Step, live_from: Option<usize>) -> Result<(), Ref
     let Some(out) = &s.message else { return Ok(()) };
     let Some(i) = s.source else {
         // Inserted messages carry no signed or binary content (rules 7, 13).
-        if message::parts(out)
-            .is_some_and(|p| message::count_parts(p, PartKind::Thinking) + message::count_parts(p, PartKind::Image) > 0)
-        {
+        if message::parts(out).is_some_and(|p| {
+            p.iter()
+                .any(|x| matches!(message::part_kind(x), PartKind::Thinking | PartKind::Image))
+        }) {
             return refuse(7, "an inserted message carries thinking or image content".into());
         }
         return Ok(());

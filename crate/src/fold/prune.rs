@@ -11,27 +11,130 @@
 //! consecutive turns when a tool call of one is answered in the next (Anthropic messages can
 //! carry results next to new user text) — so calls and results are always pruned together.
 //! Never pruned: the preamble, the protected tail (the last `protectRecentTurns` turns, at
-//! least one, and the live turn), pinned turns (by id, tool name or text pattern, exactly as
-//! the planner honors pins) and `exclude`d turns. System messages inside a pruned turn stay
-//! when `preserveSystemMessages` is on. The result is checked by the validity gate; a unit
+//! least one, and the live turn), pinned turns ([`super::pins`], the rule the planner honors
+//! too) and `exclude`d turns. System messages inside a pruned turn stay when
+//! `preserveSystemMessages` is on. The result is checked by the validity gate; a unit
 //! whose removal the gate refuses is skipped and counted.
 //!
+//! Its request and result are defined here (their TypeScript is in [`crate::wire::prune`]).
 //! Pure: the caller applies the result (the plugin folds the pruned turns, so they stay
 //! recoverable).
 
 use crate::clean::frontier;
 use crate::clean::gate;
 use crate::error::PruneError;
-use crate::fold::topics::lowercase;
+use crate::fold::pins::{pinned, Pins};
+use crate::hash::{HashMap, HashSet};
 use crate::model::message::{self, Kind};
 use crate::model::steps::Step;
 use crate::model::tokens;
 use crate::transcript::history::HistoryCache;
 use crate::transcript::turns;
-use crate::wire::assemble::Pins;
-use crate::wire::prune::{PruneRequest, PruneResult, PrunedUnit, Skipped, Strategy};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::ops::Range;
+
+/// How to choose what to prune.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Strategy {
+    /// Oldest first.
+    Fifo,
+    /// Keep the N most recent messages.
+    SlidingWindow,
+    /// Least important first.
+    Importance,
+}
+
+/// A prune request.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PruneRequest {
+    pub messages: Vec<Value>,
+    pub strategy: Strategy,
+    /// `sliding-window`: how many of the most recent messages to keep.
+    #[serde(default)]
+    pub keep_messages: Option<usize>,
+    /// `fifo` / `importance`: prune until the request costs at most this many tokens.
+    #[serde(default)]
+    pub target_tokens: Option<usize>,
+    /// Prune at most this many turns.
+    #[serde(default)]
+    pub max_turns: Option<usize>,
+    /// The last N turns are never pruned (at least one); 5 when missing.
+    #[serde(default = "five")]
+    pub protect_recent_turns: usize,
+    /// True when missing.
+    #[serde(default = "yes")]
+    pub preserve_system_messages: bool,
+    #[serde(default)]
+    pub pins: Pins,
+    /// Turn ids by the hex content key of their user message (from the session index);
+    /// turns not listed get content-hash ids.
+    #[serde(default)]
+    pub ids_by_key: HashMap<String, String>,
+    /// What each turn costs in the request as it is sent now (e.g. after cleaning), by id;
+    /// its raw estimate otherwise.
+    #[serde(default)]
+    pub turn_tokens: HashMap<String, usize>,
+    /// Turns not to consider (e.g. already folded).
+    #[serde(default)]
+    pub exclude: Vec<String>,
+}
+
+fn five() -> usize {
+    5
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// One pruned unit.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PrunedUnit {
+    /// Its turn ids (one, or more when a tool exchange spans turns).
+    pub turn_ids: Vec<String>,
+    /// Message positions `[start, end)`.
+    pub range: (usize, usize),
+    pub tokens: usize,
+    /// The importance score (`importance` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+}
+
+/// Turns that could not be pruned, by reason.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Skipped {
+    pub protected: usize,
+    pub pinned: usize,
+    pub excluded: usize,
+    /// Units whose removal the validity gate refused.
+    pub gate: usize,
+}
+
+/// A prune result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PruneResult {
+    pub strategy: Strategy,
+    pub pruned: Vec<PrunedUnit>,
+    /// All pruned turn ids, oldest first.
+    pub turn_ids: Vec<String>,
+    /// Pruned message positions, ascending.
+    pub messages: Vec<usize>,
+    /// The request without the pruned messages, as a plan over the input.
+    pub steps: Vec<Step>,
+    pub messages_before: usize,
+    pub messages_after: usize,
+    pub tokens_before: usize,
+    pub tokens_after: usize,
+    /// Whether the target (`targetTokens` / `keepMessages`) was reached.
+    pub target_met: bool,
+    pub skipped: Skipped,
+}
 
 /// A candidate: consecutive turns pruned together.
 #[derive(Debug, Clone)]
@@ -43,26 +146,6 @@ struct Unit {
     /// Its first turn.
     first: usize,
     score: f64,
-}
-
-/// Whether a turn is pinned: by id, by a tool it calls or answers, or by a text pattern
-/// (case-insensitive substring of its visible text). The same rules as the planner's.
-pub fn pinned(pins: &Pins, id: &str, turn: &[Value]) -> bool {
-    if pins.turn_ids.iter().any(|p| p == id) {
-        return true;
-    }
-    if pins.tools.is_empty() && pins.patterns.is_empty() {
-        return false;
-    }
-    let pinned_tool = |name: &str| pins.tools.iter().any(|t| t == name);
-    let tool_hit = turn.iter().any(|m| {
-        message::tool_calls(m).iter().any(|c| pinned_tool(&c.name)) || pinned_tool(message::str_field(m, "toolName"))
-    });
-    tool_hit
-        || pins.patterns.iter().any(|pat| {
-            let pat = lowercase(pat);
-            turn.iter().any(|m| lowercase(&turns::visible_text(m)).contains(&pat))
-        })
 }
 
 /// Importance of a run of messages; lower is pruned first.
@@ -127,20 +210,14 @@ pub fn prune(req: &PruneRequest) -> Result<PruneResult, PruneError> {
             .cloned()
             .unwrap_or_else(|| turns::hash_id(spans[k].key))
     };
-    let mut ids: Vec<String> = Vec::with_capacity(n);
-    for k in 0..n {
-        ids.push(id_of(k));
-    }
+    let ids: Vec<String> = (0..n).map(id_of).collect();
     let cost = |k: usize| -> usize {
         req.turn_tokens
             .get(&ids[k])
             .copied()
             .unwrap_or_else(|| h.tokens_of(spans[k].range.clone()))
     };
-    let mut costs: Vec<usize> = Vec::with_capacity(n);
-    for k in 0..n {
-        costs.push(cost(k));
-    }
+    let costs: Vec<usize> = (0..n).map(cost).collect();
     let pre_tokens = h.tokens_of(preamble.clone());
     let tokens_before = pre_tokens + costs.iter().sum::<usize>();
 
@@ -149,6 +226,7 @@ pub fn prune(req: &PruneRequest) -> Result<PruneResult, PruneError> {
     let live_turn = spans
         .iter()
         .position(|s| s.range.contains(&fr.index) || fr.loop_start.is_some_and(|l| s.range.contains(&l)));
+    let exclude: HashSet<&str> = req.exclude.iter().map(String::as_str).collect();
     let mut skipped = Skipped::default();
     let mut blocked = vec![false; n];
     for k in 0..n {
@@ -158,7 +236,7 @@ pub fn prune(req: &PruneRequest) -> Result<PruneResult, PruneError> {
         } else if pinned(&req.pins, &ids[k], &messages[spans[k].range.clone()]) {
             skipped.pinned += 1;
             blocked[k] = true;
-        } else if req.exclude.contains(&ids[k]) {
+        } else if exclude.contains(ids[k].as_str()) {
             skipped.excluded += 1;
             blocked[k] = true;
         }
@@ -216,9 +294,7 @@ pub fn prune(req: &PruneRequest) -> Result<PruneResult, PruneError> {
                 let position = (u.first + 1) as f64 / count;
                 u.score = importance(&messages[u.range.clone()], u.tokens, position);
             }
-            turns::sort_by(&mut order, |&a, &b| {
-                units[a].score.total_cmp(&units[b].score).then(a.cmp(&b)).is_lt()
-            });
+            order.sort_by(|&a, &b| units[a].score.total_cmp(&units[b].score).then(a.cmp(&b)));
         }
     }
 
@@ -266,7 +342,7 @@ pub fn prune(req: &PruneRequest) -> Result<PruneResult, PruneError> {
         }
     }
     skipped.gate = gate_skips;
-    turns::sort_by(&mut chosen, |&a, &b| units[a].range.start < units[b].range.start);
+    chosen.sort_by_key(|&u| units[u].range.start);
 
     let mut kept = vec![false; messages.len()];
     for s in &steps {
@@ -274,12 +350,7 @@ pub fn prune(req: &PruneRequest) -> Result<PruneResult, PruneError> {
             kept[i] = true;
         }
     }
-    let mut pruned_msgs: Vec<usize> = Vec::new();
-    for (i, k) in kept.iter().enumerate() {
-        if !k {
-            pruned_msgs.push(i);
-        }
-    }
+    let pruned_msgs: Vec<usize> = (0..messages.len()).filter(|&i| !kept[i]).collect();
     // One loop for the units, their ids and the tokens they free.
     let mut pruned = Vec::with_capacity(chosen.len());
     let mut turn_ids = Vec::new();
@@ -325,13 +396,7 @@ fn plan(messages: &[Value], units: &[Unit], chosen: &[usize], preserve_system: b
             drop[i] = !(preserve_system && message::kind(&messages[i]) == Kind::System);
         }
     }
-    let mut steps = Vec::new();
-    for (i, d) in drop.iter().enumerate() {
-        if !d {
-            steps.push(Step::keep(i));
-        }
-    }
-    steps
+    (0..messages.len()).filter(|&i| !drop[i]).map(Step::keep).collect()
 }
 
 #[cfg(test)]
@@ -548,7 +613,7 @@ mod tests {
 
     #[test]
     fn json_boundary_validates() {
-        use crate::prune_json;
+        use crate::api::prune_json;
         let m = session(3);
         let ok =
             prune_json(&json!({"messages": m, "strategy": "fifo", "maxTurns": 1, "protectRecentTurns": 1}).to_string())

@@ -93,11 +93,15 @@ impl Pairing {
 
     /// Messages holding results for the calls of assistant message `i`.
     pub fn results_of(&self, i: usize) -> Vec<usize> {
-        let mut out: Vec<usize> = Vec::new();
-        for (m, _) in self.answer_of.get(i).map_or(&[][..], Vec::as_slice).iter().flatten() {
-            out.push(*m);
-        }
-        crate::transcript::turns::sort_by(&mut out, |a, b| a < b);
+        let mut out: Vec<usize> = self
+            .answer_of
+            .get(i)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|&(m, _)| m)
+            .collect();
+        out.sort_unstable();
         out.dedup();
         out
     }

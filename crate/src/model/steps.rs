@@ -5,7 +5,6 @@
 //! (`{"message": {...}}`). The JS layer applies the plan by reusing the host's objects for
 //! unchanged messages, so they stay byte-identical.
 
-use crate::transcript::history::History;
 use serde::Serialize;
 use serde_json::Value;
 use std::rc::Rc;
@@ -21,7 +20,7 @@ pub struct Step {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<Rc<Value>>,
     /// For a live session's caller that keeps replacements (see
-    /// [`crate::wire::assemble::DeltaRequest::reuse`]): `true` when this step's replacement is the
+    /// `reuse` of a delta request): `true` when this step's replacement is the
     /// one sent before for the same source (and `message` is left out), `false` when it is
     /// sent for the first time.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -53,20 +52,6 @@ impl Step {
             (Some(m), _) => m.as_ref(),
             (None, Some(i)) => &input[i],
             (None, None) => &Value::Null,
-        }
-    }
-}
-
-impl Step {
-    /// The token estimate of the message this step stands for: known for the messages of
-    /// `h` and the replacements it keeps.
-    pub fn tokens(&self, h: &History) -> usize {
-        match (&self.message, self.source) {
-            (None, Some(i)) => h.tokens(i),
-            (Some(m), Some(i)) => h
-                .replacement(i, m)
-                .map_or_else(|| crate::model::tokens::message(m), |r| r.tokens),
-            _ => crate::model::tokens::message(self.resolve(h.messages)),
         }
     }
 }

@@ -8,18 +8,28 @@
 //! the next request keeps them for the messages it keeps. A one-shot request builds what it
 //! needs and keeps nothing.
 
+mod once;
+mod outcome;
+
+use outcome::{clean_only, gate_result};
+
+pub use once::{assemble_once, synthetic_entries};
+
 use crate::config::{Config, Mode};
 use crate::error::DeltaError;
+use crate::fold::pins::{self, Pins};
 use crate::fold::planner::{self, Assembled, Context};
 use crate::fold::topics::{Segmenter, Topic, TopicConfig, TurnText};
 use crate::hash::{HashMap, HashSet};
 use crate::model::steps::Step;
+use crate::transcript::entry::Entry;
 use crate::transcript::history::{History, HistoryCache};
 use crate::transcript::index::{SessionIndex, INDEX_VERSION};
 use crate::transcript::turns;
-use crate::wire::assemble::{AssembleOnceRequest, AssembleRequest, AssembleResult, DeltaRequest, Pins};
-use crate::wire::transcript::{Entry, IndexUpdate};
+use crate::wire::assemble::{AssembleRequest, AssembleResult, DeltaRequest};
+use crate::wire::transcript::IndexUpdate;
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 /// User prompts of the newest turns that, with the upcoming prompt, decide which earlier
@@ -128,7 +138,6 @@ impl Session {
         }
     }
 
-    #[inline(never)]
     fn reset_segmenter(&mut self) {
         self.segmenter = Segmenter::new(topic_config(&self.config));
         self.fed = 0;
@@ -179,20 +188,21 @@ impl Session {
         self.segmenter.set_config(fine);
         let (fine_topics, fine_of) = self.segmenter.topics_and_turns();
         self.segmenter.set_config(coarse);
-        let mut labels = Vec::new();
-        for (i, &k) in fine_of.iter().enumerate() {
-            if let (Some(turn), Some(topic)) = (self.index.turns.get(i), fine_topics.get(k)) {
-                labels.push((turn.id.clone(), turns::join(&["lex:", &topic.label], "")));
-            }
-        }
-        // Sorted by id (stable), then inserted in that order: a repeated id keeps its place
-        // and takes its last label. (A `BTreeMap` was the only B-tree in the core.)
-        turns::sort_by(&mut labels, |a, b| a.0 < b.0);
-        let mut out = serde_json::Map::new();
-        for (id, label) in labels {
-            out.insert(id, Value::String(label));
-        }
-        out
+        // By id: a repeated id takes its last label.
+        let labels: BTreeMap<&str, String> = fine_of
+            .iter()
+            .enumerate()
+            .filter_map(|(i, &k)| {
+                Some((
+                    self.index.turns.get(i)?.id.as_str(),
+                    format!("lex:{}", fine_topics.get(k)?.label),
+                ))
+            })
+            .collect();
+        labels
+            .into_iter()
+            .map(|(id, label)| (id.to_string(), Value::String(label)))
+            .collect()
     }
 
     /// Boundaries (by the id of the turn that opens a topic) that are not topic changes.
@@ -218,11 +228,8 @@ impl Session {
     }
 
     pub fn folded(&self) -> Vec<String> {
-        let mut v: Vec<String> = Vec::with_capacity(self.folded.len());
-        for id in self.folded.iter() {
-            v.push(id.clone());
-        }
-        turns::sort_by(&mut v, |a, b| a < b);
+        let mut v: Vec<String> = self.folded.iter().cloned().collect();
+        v.sort_unstable();
         v
     }
 
@@ -363,7 +370,6 @@ impl Session {
     }
 
     /// Each indexed turn's position, by id.
-    #[inline(never)]
     fn positions(&self) -> HashMap<&str, usize> {
         let mut out = HashMap::default();
         for (i, t) in self.index.turns.iter().enumerate() {
@@ -391,7 +397,7 @@ impl Session {
     }
 
     fn pinned(&self, id: &str, messages: &[Value], range: std::ops::Range<usize>) -> bool {
-        crate::fold::prune::pinned(&self.pins, id, &messages[range])
+        pins::pinned(&self.pins, id, &messages[range])
     }
 }
 
@@ -457,259 +463,5 @@ fn mark_reuse(steps: &mut [Step], h: &History, held: &mut [Option<Rc<Value>>]) {
     }
 }
 
-/// The cleaner alone (mode `clean`): no folding, no budget enforcement.
-#[inline(never)]
-fn clean_only(h: &History, config: &Config, budget: usize, complete: bool) -> AssembleResult {
-    let r = crate::clean_in(h, &config.clean(), complete);
-    let stats = planner::AssembleStats {
-        budget,
-        turns: h.split().1.len(),
-        over_budget: r.stats.tokens_after > budget,
-        clean: r.stats.clone(),
-        ..Default::default()
-    };
-    AssembleResult {
-        estimated_tokens: r.stats.tokens_after,
-        steps: r.steps,
-        turns: Vec::new(),
-        stats,
-        summarize: Vec::new(),
-        folded: Vec::new(),
-        fallback: r.fallback,
-        compact: false,
-    }
-}
-
-/// Gates a fold plan; on refusal falls back to the cleaner alone (itself gated).
-fn gate_result(h: &History, a: Assembled, config: &Config, budget: usize, complete: bool) -> AssembleResult {
-    match crate::clean::gate::check_history(h, &a.steps, a.frontier.loop_start) {
-        Ok(()) => AssembleResult {
-            steps: a.steps,
-            estimated_tokens: a.estimated_tokens,
-            turns: a.turns,
-            stats: a.stats,
-            summarize: a.summarize,
-            folded: a.folded,
-            fallback: None,
-            compact: false,
-        },
-        Err(refusal) => {
-            let mut r = clean_only(h, config, budget, complete);
-            let why = format!("validity gate refused the folded output ({refusal}); sent the cleaned messages");
-            r.fallback = Some(match r.fallback {
-                Some(f) => turns::join(&[&why, &f], "; "),
-                None => why,
-            });
-            r
-        }
-    }
-}
-
-/// A stateless assemble over a whole transcript (CLI and playground): builds the index from
-/// the request's entries (from its messages when it has none), loads the caches, plans the
-/// messages.
-pub fn assemble_once(req: AssembleOnceRequest) -> AssembleResult {
-    let mut s = Session::new(req.config.unwrap_or_default());
-    let entries = match req.entries {
-        Some(e) => e,
-        None => synthetic_entries(&req.messages),
-    };
-    s.rebuild(&entries);
-    s.set_summaries(req.summaries);
-    s.set_folded(req.folded);
-    s.set_pins(req.pins);
-    s.assemble(&AssembleRequest {
-        messages: req.messages,
-        prompt: req.prompt,
-        budget: req.budget,
-    })
-}
-
-/// Entries for a bare message list (no transcript): ids are content hashes.
-pub fn synthetic_entries(messages: &[Value]) -> Vec<Entry> {
-    let mut out = Vec::with_capacity(messages.len());
-    let mut parent: Option<String> = None;
-    // Ids given so far (a set: searching `out` for each message is quadratic).
-    let mut taken: HashSet<String> = HashSet::with_capacity_and_hasher(messages.len(), Default::default());
-    for (i, m) in messages.iter().enumerate() {
-        let id = if crate::model::message::kind(m) == crate::model::message::Kind::User {
-            turns::hash_id(turns::key_of(m))
-        } else {
-            format!("m{i}")
-        };
-        // Ids must be unique: suffix repeats.
-        let id = if taken.contains(&id) { format!("{id}-{i}") } else { id };
-        taken.insert(id.clone());
-        out.push(Entry {
-            id: Some(id.clone()),
-            parent_id: parent.clone(),
-            kind: "message".into(),
-            message: Some(m.clone()),
-            range: None,
-            seq: None,
-            first_kept_entry_id: None,
-        });
-        parent = Some(id);
-    }
-    out
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::steps::Step;
-    use serde_json::json;
-
-    fn history(turns: usize) -> Vec<Value> {
-        (0..turns)
-            .flat_map(|t| {
-                [
-                    json!({"role": "user", "content": format!("question {t} about parsers")}),
-                    json!({"role": "assistant", "content": [
-                        {"type": "thinking", "thinking": "let me think"},
-                        {"type": "text", "text": format!("answer {t}")}
-                    ]}),
-                ]
-            })
-            .collect()
-    }
-
-    #[test]
-    fn delta_requests_plan_what_a_full_request_plans() {
-        let all = history(6);
-        let full = |msgs: &[Value]| {
-            let mut s = Session::new(Config::default());
-            let r = s.assemble(&AssembleRequest {
-                messages: msgs.to_vec(),
-                prompt: Some("next".into()),
-                budget: Some(50_000),
-            });
-            serde_json::to_value(&r.steps).unwrap()
-        };
-        let delta = |s: &mut Session, keep: usize, append: &[Value]| {
-            let r = s
-                .assemble_delta(DeltaRequest {
-                    keep,
-                    append: append.to_vec(),
-                    prompt: Some("next".into()),
-                    budget: Some(50_000),
-                    reuse: false,
-                })
-                .unwrap();
-            serde_json::to_value(&r.steps).unwrap()
-        };
-        let mut s = Session::new(Config::default());
-        assert_eq!(delta(&mut s, 0, &all[..6]), full(&all[..6]));
-        assert_eq!(delta(&mut s, 6, &all[6..]), full(&all));
-        assert_eq!(s.history_len(), all.len());
-        // A shorter history that shares a prefix.
-        assert_eq!(delta(&mut s, 4, &[]), full(&all[..4]));
-        let err = s
-            .assemble_delta(DeltaRequest {
-                keep: 5,
-                append: vec![],
-                prompt: None,
-                budget: None,
-                reuse: false,
-            })
-            .unwrap_err();
-        assert_eq!(
-            err.to_string(),
-            "invalid request: keep: 5 is more than the 4 messages kept from the previous request"
-        );
-        assert_eq!(s.history_len(), 4, "a refused request leaves the kept history alone");
-    }
-
-    #[test]
-    fn replacements_are_sent_once_to_a_caller_that_keeps_them() {
-        let all = history(6);
-        assert_eq!(all.len(), 12);
-        let mut s = Session::new(Config::default());
-        let mut ask = |keep: usize, append: &[Value]| {
-            s.assemble_delta(DeltaRequest {
-                keep,
-                append: append.to_vec(),
-                prompt: Some("next".into()),
-                budget: Some(50_000),
-                reuse: true,
-            })
-            .unwrap()
-            .steps
-        };
-        // Earlier answers lose their thinking and string prompts become parts: each copy is
-        // sent once, then referred to.
-        let first = ask(0, &all[..8]);
-        let sources = |steps: &[Step], reuse: bool| -> Vec<usize> {
-            steps
-                .iter()
-                .filter(|s| s.reuse == Some(reuse))
-                .filter_map(|s| s.source)
-                .collect()
-        };
-        assert_eq!(sources(&first, false), (0..8).collect::<Vec<_>>());
-        assert!(first.iter().all(|s| s.message.is_some()));
-        let second = ask(8, &all[8..]);
-        assert_eq!(sources(&second, true), (0..8).collect::<Vec<_>>());
-        assert!(second
-            .iter()
-            .filter(|s| s.reuse == Some(true))
-            .all(|s| s.message.is_none()));
-        assert_eq!(sources(&second, false), (8..12).collect::<Vec<_>>());
-        // A history cut before them forgets what was sent from there on.
-        let third = ask(4, &all[4..]);
-        assert_eq!(sources(&third, true), vec![0, 1, 2, 3]);
-        assert_eq!(sources(&third, false), (4..12).collect::<Vec<_>>());
-    }
-
-    #[test]
-    fn turn_explanations_are_sent_once_to_a_caller_that_keeps_them() {
-        let all = history(6);
-        let mut s = Session::new(Config::default());
-        let mut ask = |keep: usize, append: &[Value], budget: usize| {
-            let r = s
-                .assemble_delta(DeltaRequest {
-                    keep,
-                    append: append.to_vec(),
-                    prompt: Some("next".into()),
-                    budget: Some(budget),
-                    reuse: true,
-                })
-                .unwrap();
-            let v: Value = serde_json::from_str(&r.to_json()).unwrap();
-            (r.turns, v["turns"].as_array().unwrap().clone())
-        };
-        // Each explanation equal to the one at its position in the previous response is `0`;
-        // the others (changed or new) are sent whole.
-        let check = |prev: &[planner::TurnExplain], turns: &[planner::TurnExplain], sent: &[Value]| {
-            assert_eq!(turns.len(), sent.len());
-            for (i, t) in turns.iter().enumerate() {
-                // The flag aside (it is set on the response's copy).
-                let plain = |t: &planner::TurnExplain| planner::TurnExplain {
-                    repeated: false,
-                    ..t.clone()
-                };
-                let same = prev.get(i).map(plain) == Some(plain(t));
-                if same {
-                    assert_eq!(sent[i], json!(0), "turn {i}");
-                } else {
-                    assert_eq!(sent[i]["id"], json!(t.id), "turn {i}");
-                    assert_eq!(sent[i]["tokensAfter"], json!(t.tokens_after), "turn {i}");
-                }
-            }
-            sent.iter().filter(|t| **t == json!(0)).count()
-        };
-        let (t1, sent) = ask(0, &all[..8], 50_000);
-        assert_eq!(check(&[], &t1, &sent), 0);
-        let (t2, sent) = ask(8, &all[8..], 50_000);
-        assert!(check(&t1, &t2, &sent) >= 2, "{sent:?}");
-        let (t3, sent) = ask(12, &[], 50_000);
-        assert_eq!(check(&t2, &t3, &sent), 6);
-        // A budget that folds old turns changes their explanations: those are sent again.
-        let (t4, sent) = ask(12, &[], 60);
-        assert!(t4.iter().any(|t| t.decision == planner::Decision::Stubbed), "{t4:?}");
-        assert!(check(&t3, &t4, &sent) < 6);
-        // A caller that starts over gets every explanation.
-        let (_, sent) = ask(0, &all, 60);
-        assert!(sent.iter().all(|t| t.is_object()));
-    }
-}
+mod tests;

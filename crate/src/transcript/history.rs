@@ -21,6 +21,7 @@
 
 use crate::model::message::{self, Kind};
 use crate::model::pairing::{Pairer, Pairing};
+use crate::model::steps::Step;
 use crate::model::strip::{self, StripCounts, StripOptions};
 use crate::model::tokens;
 use crate::transcript::turns::{self, TurnSpan};
@@ -224,6 +225,16 @@ impl<'a> History<'a> {
     /// The token estimate of the messages in `range`.
     pub fn tokens_of(&self, range: Range<usize>) -> usize {
         self.cache.known[range].iter().map(|k| k.tokens).sum()
+    }
+
+    /// The token estimate of the message a plan step stands for: known for the messages of
+    /// the history and the replacements the cache keeps.
+    pub fn step_tokens(&self, step: &Step) -> usize {
+        match (&step.message, step.source) {
+            (None, Some(i)) => self.tokens(i),
+            (Some(m), Some(i)) => self.replacement(i, m).map_or_else(|| tokens::message(m), |r| r.tokens),
+            _ => tokens::message(step.resolve(self.messages)),
+        }
     }
 
     /// The content key of message `i` ([`turns::key_of`]).

@@ -14,8 +14,8 @@
 
 use crate::hash::{HashMap, HashSet};
 use crate::model::message::{self, Kind};
+use crate::transcript::entry::Entry;
 use crate::transcript::turns::{self, TokenBreakdown};
-use crate::wire::transcript::Entry;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

@@ -217,9 +217,9 @@ pub fn preview(text: &str, max: usize) -> String {
 /// The stable sorted order of `n` items: positions `0..n` ordered by `less` (which compares
 /// two positions), equal items in their original order.
 ///
-/// The crate's sorts go through here or [`sort_by`]: a plain bottom-up merge sort, compiled
-/// once. Each use of std's `sort*` adds several KB of wasm (one copy of its sorting network,
-/// merges and partitions per element type and comparator).
+/// A bottom-up merge sort written to save wasm bytes. Only `fold::topics` still calls it (and
+/// [`sort_by`], [`join`]); the rest of the crate uses std's `sort_by`/`join`. It goes when
+/// topics moves to std's too.
 pub fn sorted_order(n: usize, less: &mut dyn FnMut(usize, usize) -> bool) -> Vec<usize> {
     let mut order: Vec<usize> = (0..n).collect();
     let mut buf = vec![0usize; n];
@@ -248,8 +248,7 @@ pub fn sorted_order(n: usize, less: &mut dyn FnMut(usize, usize) -> bool) -> Vec
     order
 }
 
-/// `parts.join(sep)`: a small loop compiled once per element type, where std's `join`
-/// compiles about 1 KB of wasm per element type (bench/size/README.md, fourth round).
+/// `parts.join(sep)` (see [`sorted_order`] for why it is still here).
 pub fn join<S: AsRef<str>>(parts: &[S], sep: &str) -> String {
     let mut out = String::new();
     for (i, p) in parts.iter().enumerate() {

@@ -2,22 +2,13 @@
 //! result, and the live session's compact form of it.
 
 use crate::config::Config;
+use crate::fold::pins::Pins;
 use crate::fold::planner::{AssembleStats, TurnExplain};
 use crate::hash::HashMap;
 use crate::model::steps::Step;
-use crate::wire::transcript::Entry;
+use crate::transcript::entry::Entry;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
-
-/// Pins: turns that are never folded, by id, by tool name or by text pattern. Stored by the JS
-/// layer: missing lists are empty, unknown keys are ignored.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct Pins {
-    pub turn_ids: Vec<String>,
-    pub tools: Vec<String>,
-    pub patterns: Vec<String>,
-}
 
 /// A stateless assemble over a whole transcript (`assembleOnce`: CLI and playground): the index
 /// is built from `entries` (from `messages` when missing), the caches are loaded, `messages`
@@ -312,7 +303,7 @@ mod tests {
         check_request::<AssembleOnceRequest>("AssembleOnceRequest");
         check_request::<DeltaRequest>("DeltaRequest");
         let all = history(6);
-        let r = crate::assemble_json(&json!({"messages": all, "budget": 60, "prompt": "parsers"}).to_string());
+        let r = crate::api::assemble_json(&json!({"messages": all, "budget": 60, "prompt": "parsers"}).to_string());
         let r: Value = serde_json::from_str(&r.unwrap()).unwrap();
         check("AssembleResult", &r);
         check("AssembleStats", &r["stats"]);

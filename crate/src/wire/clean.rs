@@ -1,9 +1,8 @@
-//! `clean`, `estimateTokens` and `summarize`: their requests and the clean result.
+//! `clean`, `estimateTokens` and `summarize`: their requests (the clean result is
+//! [`crate::clean::CleanResult`]), and the TypeScript of both.
 
-use crate::clean::cleaner::CleanStats;
 use crate::config::Config;
-use crate::model::steps::Step;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::Value;
 
 /// A `clean` request: the messages and the engine's config (the cleaner uses its part).
@@ -17,16 +16,6 @@ pub struct CleanRequest {
     /// The upcoming prompt is not part of `messages`: every message belongs to a finished turn.
     #[serde(default)]
     pub history_complete: bool,
-}
-
-/// A `clean` result: the plan, the counts, and why the input was returned unchanged, if it was.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CleanResult {
-    pub steps: Vec<Step>,
-    pub stats: CleanStats,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub fallback: Option<String>,
 }
 
 /// A `summarize` request: one turn's messages.
@@ -118,7 +107,7 @@ mod tests {
             {"role": "assistant", "content": "all As"},
             {"role": "user", "content": "thanks"}
         ]);
-        let r = crate::clean_json(&json!({"messages": messages}).to_string()).unwrap();
+        let r = crate::api::clean_json(&json!({"messages": messages}).to_string()).unwrap();
         let r: Value = serde_json::from_str(&r).unwrap();
         check("CleanResult", &r);
         check("CleanStats", &r["stats"]);

@@ -7,9 +7,11 @@
 //! index, pins) are read leniently: missing optional keys take their defaults, unknown keys are
 //! ignored. Results are written with serde_json ([`to_json`]).
 //!
-//! The values inside results that the core's modules produce (plan steps, cleaner and planner
-//! counts, turn explanations, topics, the index) derive `Serialize` where they are defined; the
-//! TypeScript here describes them too, and the tests here compare it with what is written.
+//! The values inside requests and results that the core's lower layers take or produce (plan
+//! steps, cleaner and planner counts, turn explanations, topics, the index, transcript entries,
+//! pins, and prune's request and result, decided in `fold`) derive serde where they are
+//! defined; the TypeScript here describes them too, and the tests here compare it with what is
+//! read and written.
 //!
 //! This module decides nothing: the live session's compact forms (a step as a number, a
 //! repeated turn explanation as `0`) are chosen by the session and only written here.

@@ -1,29 +1,10 @@
-//! A live session's transcript documents: the entries the JS reader hands over, what an index
-//! update did, and the topics.
+//! A live session's transcript documents: what an index update did and the topics, and the
+//! TypeScript of the entries the JS reader hands over ([`crate::transcript::entry::Entry`]) and
+//! of the index.
 
 use crate::fold::topics::Topic;
 use crate::transcript::index::Rewrite;
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
-
-/// One transcript entry as the JS reader hands it over (JSONL lines or the host's transcript
-/// events; `kind` is the JSON key `type`). Every field may be missing; unknown keys are
-/// ignored.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct Entry {
-    pub id: Option<String>,
-    pub parent_id: Option<String>,
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub message: Option<Value>,
-    /// Byte range `[start, end)` of the line in a JSONL file.
-    pub range: Option<(u64, u64)>,
-    /// Row sequence number in the host's transcript store.
-    pub seq: Option<u64>,
-    /// For `compaction` entries: the first entry the host still sends.
-    pub first_kept_entry_id: Option<String>,
-}
+use serde::Serialize;
 
 /// What an index update (`rebuild`, `append`) did.
 #[derive(Debug, Clone, Serialize)]
@@ -145,7 +126,9 @@ mod tests {
     use super::*;
     use crate::config::Config;
     use crate::session::Session;
+    use crate::transcript::entry::Entry;
     use crate::wire::{to_json, typescript::check};
+    use serde_json::Value;
 
     fn sample() -> Vec<Entry> {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../samples/multitopic.jsonl");

@@ -19,9 +19,16 @@
 //! is sticky: the caller remembers it and passes it back, so old turns do not flip between
 //! kept and folded from one request to the next (prompt-cache stability).
 
+mod cost;
+mod render;
+mod stubs;
+
+use cost::{cost, steps_tokens};
+use render::{render, Rendered};
+use stubs::summary_steps;
+
 use crate::clean::cleaner;
 use crate::config::Config;
-use crate::fold::summary;
 use crate::fold::truncate;
 use crate::hash::{HashMap, HashSet};
 use crate::model::message::{self, Kind};
@@ -29,7 +36,6 @@ use crate::model::steps::Step;
 use crate::transcript::history::History;
 use crate::transcript::turns::{self, TurnSpan};
 use serde::Serialize;
-use serde_json::Value;
 use std::borrow::Cow;
 use std::rc::Rc;
 
@@ -138,8 +144,8 @@ struct TurnPlan {
     tokens: usize,
 }
 
-const SHORT_ASK_CHARS: usize = 100;
-const SUMMARY_ASK_TOKENS: usize = 200;
+pub(super) const SHORT_ASK_CHARS: usize = 100;
+pub(super) const SUMMARY_ASK_TOKENS: usize = 200;
 
 /// Plans what the model sees.
 /// `relevance`: per turn, lexical similarity to the upcoming prompt (empty without one); asked
@@ -221,10 +227,10 @@ pub fn assemble(
             let sub = ctx.subtopic_of.get(t).and_then(Option::as_deref);
             if topic.is_some() && topic != current_topic && !relevant {
                 plan.other_topic = true;
-                plan.reason = turns::join(&["other topic: ", label(t)], "");
+                plan.reason = format!("other topic: {}", label(t));
             } else if !relevant && comparable_subtopics(current_sub, sub) && sub != current_sub {
                 plan.other_topic = true;
-                plan.reason = turns::join(&["other sub-topic: ", sub.unwrap_or("")], "");
+                plan.reason = format!("other sub-topic: {}", sub.unwrap_or(""));
             }
             if ctx.folded.contains(&*id(t)) {
                 // Folded for the budget by an earlier request: it stays folded, so the prompt
@@ -244,7 +250,7 @@ pub fn assemble(
                 }
             } else {
                 plan.reason = if relevant && topic != current_topic {
-                    turns::join(&["the prompt or the latest turns refer to topic ", label(t)], "")
+                    format!("the prompt or the latest turns refer to topic {}", label(t))
                 } else {
                     "current topic".into()
                 };
@@ -300,7 +306,8 @@ pub fn assemble(
                 by_size.push(t);
             }
         }
-        turns::sort_by(&mut by_size, |&a, &b| plans[a].tokens > plans[b].tokens);
+        // Largest first; equal sizes stay in turn order.
+        by_size.sort_by(|&a, &b| plans[b].tokens.cmp(&plans[a].tokens));
         for &t in by_size.iter().take(cfg.max_compactions_per_cycle) {
             summarize.push(id(t).into_owned());
         }
@@ -323,7 +330,7 @@ pub fn assemble(
             let related = (relevance.get(t).copied().unwrap_or(0.0) * 1000.0) as u32;
             rank.push(u64::from(relevant) << 33 | u64::from(!p.other_topic) << 32 | u64::from(related));
         }
-        turns::sort_by(&mut order, |&a, &b| rank[a] < rank[b]);
+        order.sort_by_key(|&t| rank[t]);
         order
     };
     let mut order: Option<Vec<usize>> = None;
@@ -396,7 +403,7 @@ pub fn assemble(
             folded.push(id(t).into_owned());
         }
     }
-    turns::sort_by(&mut folded, |a, b| a < b);
+    folded.sort_unstable();
     folded.dedup();
     let Rendered {
         steps,
@@ -431,158 +438,6 @@ fn comparable_subtopics(a: Option<&str>, b: Option<&str>) -> bool {
     }
 }
 
-struct Rendered {
-    steps: Vec<Step>,
-    explains: Vec<TurnExplain>,
-    stats: AssembleStats,
-    estimated: usize,
-}
-
-/// Builds the steps from the turn plans: adjacent stubbed turns of one topic share one stub
-/// (with `merge_topics`, adjacent stubbed turns of any topics); `drop_system` leaves out
-/// system messages of the preamble.
-#[allow(clippy::too_many_arguments)]
-fn render<'a>(
-    h: &History,
-    plans: &[TurnPlan],
-    pre_steps: &[Step],
-    drop_system: bool,
-    merge_topics: bool,
-    ctx: &Context,
-    label: &dyn Fn(usize) -> &'a str,
-    id: &dyn Fn(usize) -> Cow<'a, str>,
-) -> Rendered {
-    let n = plans.len();
-    let mut steps: Vec<Step> = Vec::new();
-    for s in pre_steps {
-        if !(drop_system && message::kind(s.resolve(h.messages)) == Kind::System) {
-            steps.push(s.clone());
-        }
-    }
-    let mut explains = Vec::with_capacity(n);
-    let mut stats = AssembleStats::default();
-    let mut t = 0;
-    while t < n {
-        if plans[t].render == Render::Stub {
-            let mut end = t + 1;
-            while end < n && plans[end].render == Render::Stub && (merge_topics || label(end) == label(t)) {
-                end += 1;
-            }
-            let mut ids: Vec<String> = Vec::new();
-            for k in t..end {
-                ids.push(id(k).into_owned());
-            }
-            let mut labels: Vec<&str> = Vec::new();
-            for k in t..end {
-                let l = label(k);
-                if !l.is_empty() && !labels.contains(&l) {
-                    labels.push(l);
-                }
-            }
-            let run_label = match labels.len() {
-                0 => String::new(),
-                1 => labels[0].to_string(),
-                k => format!("{k} topics: {}", turns::join(&labels[..k.min(3)], "; ")),
-            };
-            let mut run_tokens = 0;
-            for p in &plans[t..end] {
-                run_tokens += p.tokens_before;
-            }
-            let (run_steps, after) = stub_run(h, &plans[t..end], &run_label, &ids, run_tokens);
-            let per = after.div_ceil(end - t);
-            for (k, p) in plans[t..end].iter().enumerate() {
-                explains.push(explain(&ids[k], label(t + k), Decision::Stubbed, p, per));
-                stats.stubbed += 1;
-            }
-            steps.extend(run_steps);
-            t = end;
-            continue;
-        }
-        let p = &plans[t];
-        let (decision, turn_steps) = match p.render {
-            Render::Summary => {
-                let s = summary_steps(h, p, ctx.summaries.get(&*id(t)).map(String::as_str).unwrap_or(""));
-                (Decision::Summarized, s)
-            }
-            _ => {
-                let changed = p.steps.iter().any(|s| s.message.is_some()) || p.steps.len() != p.span.range.len();
-                let d = if p.truncated {
-                    Decision::Truncated
-                } else if changed {
-                    Decision::Cleaned
-                } else {
-                    Decision::Kept
-                };
-                (d, p.steps.clone())
-            }
-        };
-        match decision {
-            Decision::Kept => stats.kept += 1,
-            Decision::Cleaned => stats.cleaned += 1,
-            Decision::Truncated => stats.truncated += 1,
-            Decision::Summarized => stats.summarized += 1,
-            Decision::Stubbed => stats.stubbed += 1,
-        }
-        let after = steps_tokens(h, &turn_steps);
-        explains.push(explain(&id(t), label(t), decision, p, after));
-        steps.extend(turn_steps);
-        t += 1;
-    }
-    normalize_content(h, &mut steps);
-    let estimated = steps_tokens(h, &steps);
-    Rendered {
-        steps,
-        explains,
-        stats,
-        estimated,
-    }
-}
-
-/// Phase 4: every user, assistant and tool-result message carries an array of parts.
-fn normalize_content(h: &History, steps: &mut [Step]) {
-    for s in steps.iter_mut() {
-        let m = s.resolve(h.messages);
-        if !matches!(message::field(m, "content"), Some(Value::String(_)))
-            || !matches!(message::kind(m), Kind::User | Kind::Assistant | Kind::ToolResult)
-        {
-            continue;
-        }
-        // An input message's copy is made once in a live session (and can be reused).
-        let out = match (&s.message, s.source) {
-            (None, Some(i)) => Rc::clone(&h.with_parts(i).message),
-            _ => Rc::new(message::with_parts(m)),
-        };
-        *s = Step {
-            source: s.source,
-            message: Some(out),
-            reuse: None,
-        };
-    }
-}
-
-fn explain(id: &str, topic: &str, decision: Decision, p: &TurnPlan, after: usize) -> TurnExplain {
-    TurnExplain {
-        id: id.to_string(),
-        topic: topic.to_string(),
-        decision,
-        reason: p.reason.clone(),
-        tokens_before: p.tokens_before,
-        tokens_after: after,
-        protected: p.protected,
-        range: (p.span.range.start, p.span.range.end),
-        repeated: false,
-    }
-}
-
-/// The tokens of `steps` (one copy of the loop for every caller).
-#[inline(never)]
-fn steps_tokens(h: &History, steps: &[Step]) -> usize {
-    steps.iter().map(|s| s.tokens(h)).sum()
-}
-
-/// Extra tokens a turn adds to a stub run it continues (its id in the run's range).
-const STUB_CONTINUATION_TOKENS: usize = 3;
-
 /// The topic label of turn `t` (`""` without topics).
 fn topic_label(ctx: &Context, t: usize) -> &str {
     ctx.topic_of
@@ -596,104 +451,5 @@ fn turn_id<'a>(ctx: &'a Context, spans: &[TurnSpan], t: usize) -> Cow<'a, str> {
     match ctx.turn_ids.get(t) {
         Some(id) => Cow::Borrowed(id),
         None => Cow::Owned(turns::hash_id(spans[t].key)),
-    }
-}
-
-/// Tokens of turn `t` as it would be rendered. A stub that continues the previous turn's
-/// stub run of the same topic costs only its share of the run's id range; a run head is
-/// costed as a run of one (a slight over-estimate, so the budget holds).
-#[inline(never)]
-fn cost<'a>(
-    h: &History,
-    plans: &[TurnPlan],
-    t: usize,
-    summary: Option<&String>,
-    label: &dyn Fn(usize) -> &'a str,
-    id: &str,
-) -> usize {
-    let p = &plans[t];
-    let steps = match p.render {
-        Render::Cleaned => return steps_tokens(h, &p.steps),
-        Render::Summary => summary_steps(h, p, summary.map(String::as_str).unwrap_or("")),
-        Render::Stub => {
-            // Costed as the continuation of any stub before it: one stub per topic when that
-            // fits, else adjacent stubs share one (see the fold loop), so this holds.
-            if t > 0 && plans[t - 1].render == Render::Stub {
-                return STUB_CONTINUATION_TOKENS;
-            }
-            stub_run(h, std::slice::from_ref(p), label(t), &[id.to_string()], p.tokens_before).0
-        }
-    };
-    steps_tokens(h, &steps)
-}
-
-fn with_text(src: &Value, text: String) -> Value {
-    let mut m = src.clone();
-    if let Some(o) = m.as_object_mut() {
-        o.insert("content".into(), message::text_parts(text));
-        o.remove("tool_calls");
-        o.remove("reasoning_content");
-    }
-    m
-}
-
-fn short_ask(messages: &[Value], i: usize) -> String {
-    let visible = turns::visible_text(&messages[i]);
-    let text = crate::model::hostmeta::strip_host_metadata(&visible);
-    let p = turns::preview(&text, SHORT_ASK_CHARS);
-    if p.is_empty() {
-        "(earlier request)".into()
-    } else {
-        p
-    }
-}
-
-/// A summarized turn: the user message (shortened if long) and the summary in the turn's
-/// last assistant message.
-fn summary_steps(h: &History, p: &TurnPlan, summary_text: &str) -> Vec<Step> {
-    folded_steps(h, &p.span, &p.span, true, summary_text, "\n")
-}
-
-/// A run of stubbed turns: the first turn's ask, shortened, and one stub line in the last
-/// turn's final assistant message.
-fn stub_run(h: &History, run: &[TurnPlan], label: &str, ids: &[String], tokens: usize) -> (Vec<Step>, usize) {
-    let id_refs: Vec<&str> = ids.iter().map(String::as_str).collect();
-    let line = summary::stub(label, &id_refs, tokens);
-    let steps = folded_steps(h, &run[0].span, &run[run.len() - 1].span, false, &line, " ");
-    let after = steps_tokens(h, &steps);
-    (steps, after)
-}
-
-/// The steps of a folded run of turns (`first` to `last`, possibly one turn): the first
-/// turn's user message and `text` in the last assistant message of the run; without an
-/// assistant message, the shortened ask and `text` joined by `sep` in the user message.
-/// `keep_short_ask`: a user message of at most [`SUMMARY_ASK_TOKENS`] is kept as it is.
-#[inline(never)]
-fn folded_steps(
-    h: &History,
-    first: &TurnSpan,
-    last: &TurnSpan,
-    keep_short_ask: bool,
-    text: &str,
-    sep: &str,
-) -> Vec<Step> {
-    let messages = h.messages;
-    let u = first.range.start;
-    // The last assistant message of the run: spans are contiguous, so searching back from the
-    // end of the last one finds the last turn's, else an earlier turn's.
-    let asst = (u..last.range.end).rev().find(|&i| h.kind(i) == Kind::Assistant);
-    match asst {
-        Some(a) => {
-            let user_step = if keep_short_ask && h.tokens(u) <= SUMMARY_ASK_TOKENS {
-                Step::keep(u)
-            } else {
-                Step::replace(u, with_text(&messages[u], short_ask(messages, u)))
-            };
-            vec![user_step, Step::replace(a, with_text(&messages[a], text.to_string()))]
-        }
-        None => vec![Step::replace(
-            u,
-            with_text(&messages[u], turns::join(&[&short_ask(messages, u), text], sep)),
-        )],
     }
 }

@@ -1,0 +1,40 @@
+//! Pins: the turns a person marked never to be folded or pruned, by id, by a tool the turn
+//! calls or answers, or by a text pattern. It decides whether one turn is pinned; what a
+//! pinned turn keeps is the planner's and prune's.
+
+use crate::fold::topics::lowercase;
+use crate::model::message;
+use crate::transcript::turns;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Pins: turns that are never folded, by id, by tool name or by text pattern. Stored by the JS
+/// layer: missing lists are empty, unknown keys are ignored.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Pins {
+    pub turn_ids: Vec<String>,
+    pub tools: Vec<String>,
+    pub patterns: Vec<String>,
+}
+
+/// Whether a turn is pinned: by id, by a tool it calls or answers, or by a text pattern
+/// (case-insensitive substring of its visible text). One rule for the planner (through the
+/// session) and for prune.
+pub fn pinned(pins: &Pins, id: &str, turn: &[Value]) -> bool {
+    if pins.turn_ids.iter().any(|p| p == id) {
+        return true;
+    }
+    if pins.tools.is_empty() && pins.patterns.is_empty() {
+        return false;
+    }
+    let pinned_tool = |name: &str| pins.tools.iter().any(|t| t == name);
+    let tool_hit = turn.iter().any(|m| {
+        message::tool_calls(m).iter().any(|c| pinned_tool(&c.name)) || pinned_tool(message::str_field(m, "toolName"))
+    });
+    tool_hit
+        || pins.patterns.iter().any(|pat| {
+            let pat = lowercase(pat);
+            turn.iter().any(|m| lowercase(&turns::visible_text(m)).contains(&pat))
+        })
+}

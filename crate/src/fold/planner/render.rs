@@ -1,0 +1,156 @@
+//! Rendering: the steps of a plan from the turn plans (one stub for a run of stubbed turns of
+//! a topic), with each turn's explanation and the totals; phase 4 (content as parts). It
+//! never changes what a turn became.
+
+use super::cost::steps_tokens;
+use super::stubs::{stub_run, summary_steps};
+use super::{AssembleStats, Context, Decision, Render, TurnExplain, TurnPlan};
+use crate::model::message::{self, Kind};
+use crate::model::steps::Step;
+use crate::transcript::history::History;
+use serde_json::Value;
+use std::borrow::Cow;
+use std::rc::Rc;
+
+pub(super) struct Rendered {
+    pub(super) steps: Vec<Step>,
+    pub(super) explains: Vec<TurnExplain>,
+    pub(super) stats: AssembleStats,
+    pub(super) estimated: usize,
+}
+
+/// Builds the steps from the turn plans: adjacent stubbed turns of one topic share one stub
+/// (with `merge_topics`, adjacent stubbed turns of any topics); `drop_system` leaves out
+/// system messages of the preamble.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn render<'a>(
+    h: &History,
+    plans: &[TurnPlan],
+    pre_steps: &[Step],
+    drop_system: bool,
+    merge_topics: bool,
+    ctx: &Context,
+    label: &dyn Fn(usize) -> &'a str,
+    id: &dyn Fn(usize) -> Cow<'a, str>,
+) -> Rendered {
+    let n = plans.len();
+    let mut steps: Vec<Step> = Vec::new();
+    for s in pre_steps {
+        if !(drop_system && message::kind(s.resolve(h.messages)) == Kind::System) {
+            steps.push(s.clone());
+        }
+    }
+    let mut explains = Vec::with_capacity(n);
+    let mut stats = AssembleStats::default();
+    let mut t = 0;
+    while t < n {
+        if plans[t].render == Render::Stub {
+            let mut end = t + 1;
+            while end < n && plans[end].render == Render::Stub && (merge_topics || label(end) == label(t)) {
+                end += 1;
+            }
+            let mut ids: Vec<String> = Vec::new();
+            for k in t..end {
+                ids.push(id(k).into_owned());
+            }
+            let mut labels: Vec<&str> = Vec::new();
+            for k in t..end {
+                let l = label(k);
+                if !l.is_empty() && !labels.contains(&l) {
+                    labels.push(l);
+                }
+            }
+            let run_label = match labels.len() {
+                0 => String::new(),
+                1 => labels[0].to_string(),
+                k => format!("{k} topics: {}", labels[..k.min(3)].join("; ")),
+            };
+            let mut run_tokens = 0;
+            for p in &plans[t..end] {
+                run_tokens += p.tokens_before;
+            }
+            let (run_steps, after) = stub_run(h, &plans[t..end], &run_label, &ids, run_tokens);
+            let per = after.div_ceil(end - t);
+            for (k, p) in plans[t..end].iter().enumerate() {
+                explains.push(explain(&ids[k], label(t + k), Decision::Stubbed, p, per));
+                stats.stubbed += 1;
+            }
+            steps.extend(run_steps);
+            t = end;
+            continue;
+        }
+        let p = &plans[t];
+        let (decision, turn_steps) = match p.render {
+            Render::Summary => {
+                let s = summary_steps(h, p, ctx.summaries.get(&*id(t)).map(String::as_str).unwrap_or(""));
+                (Decision::Summarized, s)
+            }
+            _ => {
+                let changed = p.steps.iter().any(|s| s.message.is_some()) || p.steps.len() != p.span.range.len();
+                let d = if p.truncated {
+                    Decision::Truncated
+                } else if changed {
+                    Decision::Cleaned
+                } else {
+                    Decision::Kept
+                };
+                (d, p.steps.clone())
+            }
+        };
+        match decision {
+            Decision::Kept => stats.kept += 1,
+            Decision::Cleaned => stats.cleaned += 1,
+            Decision::Truncated => stats.truncated += 1,
+            Decision::Summarized => stats.summarized += 1,
+            Decision::Stubbed => stats.stubbed += 1,
+        }
+        let after = steps_tokens(h, &turn_steps);
+        explains.push(explain(&id(t), label(t), decision, p, after));
+        steps.extend(turn_steps);
+        t += 1;
+    }
+    normalize_content(h, &mut steps);
+    let estimated = steps_tokens(h, &steps);
+    Rendered {
+        steps,
+        explains,
+        stats,
+        estimated,
+    }
+}
+
+/// Phase 4: every user, assistant and tool-result message carries an array of parts.
+pub(super) fn normalize_content(h: &History, steps: &mut [Step]) {
+    for s in steps.iter_mut() {
+        let m = s.resolve(h.messages);
+        if !matches!(message::field(m, "content"), Some(Value::String(_)))
+            || !matches!(message::kind(m), Kind::User | Kind::Assistant | Kind::ToolResult)
+        {
+            continue;
+        }
+        // An input message's copy is made once in a live session (and can be reused).
+        let out = match (&s.message, s.source) {
+            (None, Some(i)) => Rc::clone(&h.with_parts(i).message),
+            _ => Rc::new(message::with_parts(m)),
+        };
+        *s = Step {
+            source: s.source,
+            message: Some(out),
+            reuse: None,
+        };
+    }
+}
+
+pub(super) fn explain(id: &str, topic: &str, decision: Decision, p: &TurnPlan, after: usize) -> TurnExplain {
+    TurnExplain {
+        id: id.to_string(),
+        topic: topic.to_string(),
+        decision,
+        reason: p.reason.clone(),
+        tokens_before: p.tokens_before,
+        tokens_after: after,
+        protected: p.protected,
+        range: (p.span.range.start, p.span.range.end),
+        repeated: false,
+    }
+}
