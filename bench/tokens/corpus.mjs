@@ -62,7 +62,7 @@ export function isCjk(cp) {
   );
 }
 
-/** Character counts by the estimator's three classes (same ranges as crate/src/tokens.rs). */
+/** Character counts by the estimator's three classes (same ranges as crate/src/model/tokens.rs). */
 export function charClasses(s) {
   let ascii = 0;
   let cjk = 0;

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Accuracy of contextfold's token estimate (crate/src/tokens.rs, called through the built wasm
+// Accuracy of contextfold's token estimate (crate/src/model/tokens.rs, called through the built wasm
 // core) against the exact o200k tokenizer, per content category, next to naive chars/4; then
 // the same for whole OpenClaw messages of real conversations.
 //
@@ -68,7 +68,7 @@ const OVERHEAD = core.estimateTokens([{ role: "user", content: "" }]);
 const IMAGE = core.estimateTokens([{ role: "user", content: [{ type: "image", data: "iVBORw0KGgo=", mimeType: "image/png" }] }]) - OVERHEAD;
 /** The core's estimate of one string (a one-message array minus the message overhead). */
 const estimate = (s) => core.estimateTokens([{ role: "user", content: s }]) - OVERHEAD;
-/** The rates of crate/src/tokens.rs, in tokens per character (ASCII, CJK, other). */
+/** The rates of crate/src/model/tokens.rs, in tokens per character (ASCII, CJK, other). */
 const RATES = { ascii: 1 / 4.4, cjk: 0.8, other: 0.5 };
 const formula = (c) => Math.ceil((c.ascii * 50 + c.cjk * 176 + c.other * 110) / 220);
 const naive = (s) => Math.ceil(s.length / 4);
@@ -256,7 +256,7 @@ const dataShown = rel.startsWith("..") && !rel.startsWith("../..") ? rel : dataD
 
 p("# Token estimate accuracy");
 p();
-p(`Estimate: contextfold core ${core.version} (\`crate/src/tokens.rs\`: ASCII/4.4 + CJK×0.8 + other×0.5, rounded up), called through the wasm build.`);
+p(`Estimate: contextfold core ${core.version} (\`crate/src/model/tokens.rs\`: ASCII/4.4 + CJK×0.8 + other×0.5, rounded up), called through the wasm build.`);
 p(`Reference: exact **o200k_base** (npm \`tiktoken\` ${version("tiktoken")}). Corpus: data \`${dataShown}\`, npm \`typescript\` ${version("typescript")}, manpages-zh ${zh}, node ${process.version}.`);
 p(`Samples: ${opts.n} slices of 300–8 000 characters per category (seed ${opts.seed}), shared equally among the category's sources.`);
 p("Error = (estimate − exact) / exact per sample; MAPE = mean |error|; bias = mean error (> 0: the estimate is too high); p90 = 90th percentile of |error|.");

@@ -7,11 +7,11 @@
 use arbitrary::{Arbitrary, Unstructured};
 use contextfold::clean::gate;
 use contextfold::config::Config;
+use contextfold::fold::pins::Pins;
 use contextfold::fold::planner::Decision;
 use contextfold::model::{steps, tokens};
 use contextfold::session::assemble_once;
 use contextfold::wire::assemble::{AssembleOnceRequest, AssembleResult};
-use contextfold::fold::pins::Pins;
 use contextfold_fuzz::{live_from, steps_in_range, Session};
 use libfuzzer_sys::fuzz_target;
 use serde_json::json;
