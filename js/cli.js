@@ -303,7 +303,9 @@ function replayText(r) {
     for (const [why, n] of Object.entries(engine.breakReasons).sort((a, b) => b[1] - a[1])) lines.push(`  ${String(n).padStart(5)}  ${why}: ${r.breakReasons[why] ?? ""}`);
     lines.push("first breaks (user message: first message that differs, was → now):");
     for (const q of engine.perRequest.filter((x) => x.break).slice(0, 5)) {
-      lines.push(`  ${String(q.turn).padStart(5)}: message ${q.break.index}, ${q.break.reason}: ${q.break.previous} → ${q.break.current ?? "(none)"}`);
+      const b = q.break;
+      const where = b.shown === b.index ? `message ${b.index}` : `message ${b.index} (the folded turn's ask, shortened), message ${b.shown}`;
+      lines.push(`  ${String(q.turn).padStart(5)}: ${where}, ${b.reason}: ${b.previous ?? "(none)"} → ${b.current ?? "(none)"}`);
     }
   } else {
     lines.push("", "contextfold's requests never break the prefix: each one starts with the whole previous one.");

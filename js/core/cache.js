@@ -56,12 +56,17 @@ export function foldKind(m) {
   return "plain";
 }
 
-/** True when `c` is `p` with its text shortened (the ask of a turn that folds keeps its start). */
+/**
+ * True when `c` is `p` with its text shortened, or shortened differently (the ask of a turn
+ * that folds keeps its start, ending with "…").
+ */
 function shortened(p, c) {
   if (p?.role !== c?.role) return false;
+  const cut = (t) => (t.endsWith("…") ? t.slice(0, -1).trimEnd() : t);
   const a = texts(p).join("\n");
   const b = texts(c).join("\n");
-  return b.endsWith("…") && b.length < a.length && a.startsWith(b.slice(0, -1).trimEnd());
+  if (a === b || !(a.endsWith("…") || b.endsWith("…"))) return false;
+  return a.startsWith(cut(b)) || b.startsWith(cut(a));
 }
 
 function shifted(xs, from, m) {
@@ -71,34 +76,32 @@ function shifted(xs, from, m) {
 
 /**
  * Why `cur` differs from `prev` at message `i` (the first position where they differ, with
- * `i < prev.length`): one key of BREAK_REASONS.
+ * `i < prev.length`): `reason`, one key of BREAK_REASONS, and `at`, the position whose
+ * messages tell it (`i`, or the next one when message `i` is the shortened ask of a turn that
+ * folded).
  */
-export function breakReason(prev, cur, i) {
-  if (i >= cur.length) return "messages dropped";
+export function breakCause(prev, cur, i) {
+  if (i >= cur.length) return { reason: "messages dropped", at: i };
   const p = prev[i];
-  let c = cur[i];
-  let kp = foldKind(p);
-  let kc = foldKind(c);
-  // A turn that folds keeps its ask, shortened, before the stub or summary that follows it.
-  if (kp === "plain" && kc === "plain" && shortened(p, c) && i + 1 < cur.length) {
-    c = cur[i + 1];
-    kc = foldKind(c);
-    kp = i + 1 < prev.length ? foldKind(prev[i + 1]) : "plain";
-  }
-  if (kc === "stub") return kp === "stub" ? "stub rewritten" : "turn folded";
-  if (kc === "summary" && kp !== "summary") return "summary landed";
-  if (kp !== "plain" && kc !== kp) return "turn restored";
-  if (kc === "truncated" && kp !== "truncated") return "tool result truncated";
   const now = cur[i];
-  if (shifted(prev, i, now)) return "messages dropped";
-  if (shifted(cur, i, p)) return "messages inserted";
+  // A turn that folds keeps its ask, shortened, before the stub or summary that follows it.
+  const at = shortened(p, now) && i + 1 < cur.length ? i + 1 : i;
+  const kp = at < prev.length ? foldKind(prev[at]) : "plain";
+  const kc = foldKind(cur[at]);
+  const is = (reason) => ({ reason, at });
+  if (kc === "stub") return is(kp === "stub" ? "stub rewritten" : "turn folded");
+  if (kc === "summary" && kp !== "summary") return is("summary landed");
+  if (kp !== "plain" && kc !== kp) return is("turn restored");
+  if (kc === "truncated" && kp !== "truncated") return is("tool result truncated");
+  if (shifted(prev, i, now)) return is("messages dropped");
+  if (shifted(cur, i, p)) return is("messages inserted");
   // The same message changed in place: same role and timestamp (or, without timestamps, same text).
   const sameText = texts(p).join("\n") === texts(now).join("\n");
-  if (p?.role === now?.role && (p?.timestamp !== undefined ? p.timestamp === now?.timestamp : sameText)) return sameText ? "cleaned differently" : "message changed";
+  if (p?.role === now?.role && (p?.timestamp !== undefined ? p.timestamp === now?.timestamp : sameText)) return is(sameText ? "cleaned differently" : "message changed");
   // Another message in its place: changed when what follows still lines up, otherwise the
   // messages sent before are gone from here on (a window that moved past them).
-  if (i + 1 < prev.length && i + 1 < cur.length && sameJson(prev[i + 1], cur[i + 1])) return "message changed";
-  return "messages dropped";
+  if (i + 1 < prev.length && i + 1 < cur.length && sameJson(prev[i + 1], cur[i + 1])) return is("message changed");
+  return is("messages dropped");
 }
 
 /** Number of leading messages two requests share. */
@@ -114,9 +117,11 @@ export function commonPrefix(prev, cur) {
  * @param {object[]} cur
  * @param {(m: object) => number} tokensOf tokens of one message
  * @returns {{tokens: number, previousTokens: number, commonMessages: number, commonTokens: number,
- *   reuse: number|null, appendOnly: boolean, break?: {index: number, reason: string, previous: string, current: string|null}}}
+ *   reuse: number|null, appendOnly: boolean, break?: {index: number, reason: string, shown: number, previous: string|null, current: string|null}}}
  *   `reuse`: the share of the previous request's tokens that this one repeats from its start
- *   (null for the first request); `appendOnly`: this request starts with the whole previous one
+ *   (null for the first request); `appendOnly`: this request starts with the whole previous one;
+ *   `break`: where the prefix broke (the first message that differs), why, and the two
+ *   messages (at position `shown`) that tell why
  */
 export function compareRequests(prev, cur, tokensOf) {
   const tokens = cur.reduce((n, m) => n + tokensOf(m), 0);
@@ -135,7 +140,8 @@ export function compareRequests(prev, cur, tokensOf) {
     appendOnly: k === prev.length,
   };
   if (k < prev.length) {
-    row.break = { index: k, reason: breakReason(prev, cur, k), previous: describeMessage(prev[k]), current: k < cur.length ? describeMessage(cur[k]) : null };
+    const { reason, at } = breakCause(prev, cur, k);
+    row.break = { index: k, reason, shown: at, previous: at < prev.length ? describeMessage(prev[at]) : null, current: at < cur.length ? describeMessage(cur[at]) : null };
   }
   return row;
 }

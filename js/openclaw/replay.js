@@ -9,14 +9,28 @@
 // older hosts' transcripts; at each assemble it holds the active branch up to the entry
 // before the turn's user message. An LLM is used for the background step only when the
 // caller passes one (`llm`, what the host offers as runtimeContext.llm); otherwise the
-// engine's deterministic summaries and labels are used. Nothing is kept: the folder is
-// removed and the live session dropped when the replay ends.
-import { mkdtempSync, mkdirSync, writeFileSync, appendFileSync, rmSync } from "node:fs";
+// engine's deterministic summaries and labels are used. Nothing is kept: the folder (in
+// memory where possible) is removed and the live session dropped when the replay ends.
+import { mkdtempSync, mkdirSync, writeFileSync, appendFileSync, rmSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { createEngine, liveSessions } from "./engine.js";
 import { promptText } from "../core/replay.js";
+
+/**
+ * Where the throwaway state goes: memory-backed /dev/shm where there is one (the engine
+ * fsyncs every record it writes, which on a disk costs more than the replay itself), else
+ * the system's temp folder.
+ */
+function scratchDir() {
+  try {
+    if (statSync("/dev/shm").isDirectory()) return "/dev/shm";
+  } catch {
+    // no /dev/shm here
+  }
+  return os.tmpdir();
+}
 
 /**
  * @param {ReturnType<import("../core/replay.js").replayTimeline>} timeline
@@ -31,7 +45,7 @@ import { promptText } from "../core/replay.js";
  */
 export async function replayThroughAdapter(timeline, { bytes, turns, config = {}, budget, llm, onRequest }) {
   const { lines, header, messages, entryOfMessage } = timeline;
-  const root = mkdtempSync(path.join(os.tmpdir(), "contextfold-replay-"));
+  const root = mkdtempSync(path.join(scratchDir(), "contextfold-replay-"));
   const sessionId = `replay-${randomBytes(4).toString("hex")}`;
   const sessionKey = `agent:main:${sessionId}`;
   const params = { sessionId, sessionKey };
