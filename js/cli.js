@@ -233,7 +233,8 @@ async function cmdReplay(args) {
   const coreConfig = splitConfig(config).core;
   // A key the core refuses would make every assemble fall back to the host's messages: refuse it here.
   coreCall(() => core.newSession(coreConfig).free());
-  const budget = args.budget ?? coreConfig.maxTokens ?? core.defaultConfig().maxTokens;
+  // As for assemble, a budget of 0 means the config's.
+  const budget = args.budget || coreConfig.maxTokens || core.defaultConfig().maxTokens;
   const timeline = coreCall(() => replayTimeline(s, s.buf, s.name));
   const turns = replayTurns(timeline.messages, args.turns);
   if (turns.length === 0) throw new InputError(`${s.name}: no user turn with history before it to replay`);
