@@ -8,6 +8,7 @@ import { readMessages, assembleRequest, InputError, FORMATS } from "./core/reade
 import { describeMessage } from "./core/describe.js";
 import { splitConfig } from "./core/config.js";
 import { PRICE_NAMES } from "./core/pricing.js";
+import { replayTimeline, replayTurns, replaySummary, tokenCounter, REPLAY_METHODS } from "./core/replay.js";
 
 const USAGE = `usage: contextfold <command> [options]
 
@@ -225,7 +226,6 @@ async function cmdRecover(args) {
 async function cmdReplay(args) {
   const s = loadSession(args, { keepBytes: true });
   const core = await loadCore();
-  const { replayTimeline, replayTurns, replaySummary } = await import("./core/replay.js");
   const { replayThroughAdapter } = await import("./openclaw/replay.js");
   // The plugin's config as the host would pass it (its own state dir comes from the replay).
   const config = { ...pluginConfigFromFile(args.config) };
@@ -250,12 +250,7 @@ async function cmdReplay(args) {
   });
   const seconds = (performance.now() - started) / 1000;
   for (const w of new Set(warnings)) process.stderr.write(`warning: ${w}\n`);
-  const cache = new WeakMap();
-  const tokensOf = (m) => {
-    let n = cache.get(m);
-    if (n === undefined) cache.set(m, (n = core.estimateTokens([m])));
-    return n;
-  };
+  const tokensOf = tokenCounter(core);
   const summary = {
     session: s.session,
     messages: timeline.messages.length,
@@ -281,7 +276,7 @@ const times = (x) => (x == null ? "–" : `${x.toFixed(2)}×`);
 /** The human summary of a replay. */
 function replayText(r) {
   const rows = Object.entries(r.methods);
-  const label = (k) => ({ contextfold: "contextfold", passThrough: "pass-through", recency: "recency window" })[k] ?? k;
+  const label = (k) => REPLAY_METHODS[k] ?? k;
   const pad = (t, n) => String(t).padEnd(n);
   const lines = [
     `replay of ${r.session}: ${r.requests} requests (user messages ${r.turns.first}–${r.turns.last} of ${r.messages}), budget ${num(r.budget)} tokens, ${r.seconds.toFixed(1)} s`,

@@ -166,6 +166,29 @@ export function replaySession(core, timeline, { turns, config = {}, budget, onRe
   return requests;
 }
 
+/**
+ * The engine's token estimate of one message, remembered by object and by content (the
+ * requests of a replay repeat the same messages, and the same stubs and summaries, many times).
+ * @param {{estimateTokens: (messages: object[]) => number}} core
+ * @returns {(m: object) => number}
+ */
+export function tokenCounter(core) {
+  const byObject = new WeakMap();
+  const byText = new Map();
+  return (m) => {
+    let n = byObject.get(m);
+    if (n !== undefined) return n;
+    const key = JSON.stringify(m);
+    n = byText.get(key);
+    if (n === undefined) {
+      n = core.estimateTokens([m]);
+      byText.set(key, n);
+    }
+    byObject.set(m, n);
+    return n;
+  };
+}
+
 /** The methods a replay compares, in report order. */
 export const REPLAY_METHODS = Object.freeze({
   contextfold: "contextfold",

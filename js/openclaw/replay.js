@@ -80,10 +80,14 @@ export async function replayThroughAdapter(timeline, { bytes, turns, config = {}
         await engine.bootstrap({ ...params, sessionFile: sessionKey, runtimeContext });
         await engine.maintain({ ...params, sessionFile: sessionKey, runtimeContext });
       }
-      // The host hands over its own fresh copies of the history each turn.
-      const history = structuredClone(messages.slice(0, u));
+      // The host hands over its own fresh copies of the history each turn. The messages the
+      // engine kept are put back as the session's own objects, so that the requests share
+      // them instead of each holding a copy of the history.
+      const original = messages.slice(0, u);
+      const history = structuredClone(original);
       const r = await engine.assemble({ ...params, messages: history, tokenBudget: budget, prompt: promptText(messages[u]) });
-      requests.push({ turn: u, messages: r.messages });
+      const own = new Map(history.map((m, i) => [m, original[i]]));
+      requests.push({ turn: u, messages: r.messages.map((m) => own.get(m) ?? m) });
       onRequest?.(j);
       const end = j + 1 < turns.length ? entryOfMessage[turns[j + 1]] : lines.length;
       land(written, end);

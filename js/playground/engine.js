@@ -4,7 +4,7 @@
 import { wrapGlue, applySteps, formatLogLine } from "../core/core.js";
 import { readMessages, assembleRequest } from "../core/readers.js";
 import { splitConfig } from "../core/config.js";
-import { replayTimeline, replayTurns, replaySession, replaySummary } from "../core/replay.js";
+import { replayTimeline, replayTurns, replaySession, replaySummary, tokenCounter } from "../core/replay.js";
 import { parseJsonlBytes, decodeUtf8, lineAt } from "./entries.js";
 
 let instances = 0;
@@ -93,12 +93,7 @@ export function replay(core, s, { budget, config }) {
   const timeline = replayTimeline(s, s.bytes, s.name);
   const turns = replayTurns(timeline.messages);
   const requests = replaySession(core, timeline, { turns, config: cfg, budget: b });
-  const cache = new WeakMap();
-  const tokensOf = (m) => {
-    let n = cache.get(m);
-    if (n === undefined) cache.set(m, (n = core.estimateTokens([m])));
-    return n;
-  };
+  const tokensOf = tokenCounter(core);
   const summary = replaySummary({ messages: timeline.messages, turns, requests: requests.map((r) => r.messages), tokensOf, budget: b });
   return { session: s.session, messages: timeline.messages.length, seconds: (performance.now() - started) / 1000, tokens: "estimated", ...summary };
 }

@@ -4,13 +4,11 @@
 // tokens per request (with the budget) and the share of each request a provider's prompt
 // cache serves, under the chosen price preset's rule. Owns only its own part of the page.
 import { h } from "./view.js";
+import { REPLAY_METHODS } from "../core/replay.js";
+import { PRICE_NAMES } from "../core/pricing.js";
 
 const SVG = "http://www.w3.org/2000/svg";
-const METHODS = [
-  ["contextfold", "contextfold"],
-  ["passThrough", "pass-through"],
-  ["recency", "recency window"],
-];
+const METHODS = Object.entries(REPLAY_METHODS);
 const W = 640;
 const H = 180;
 const PAD = { left: 56, right: 12, top: 10, bottom: 26 };
@@ -191,7 +189,7 @@ export function mountReplay(root, { run, key }) {
   const select = h(
     "select",
     { id: "replay-price" },
-    ["anthropic", "openai", "deepseek"].map((p) => h("option", { value: p }, p)),
+    PRICE_NAMES.map((p) => h("option", { value: p }, p)),
   );
   const status = h("span", { class: "replay-status", id: "replay-status", "aria-live": "polite" });
   const result = h("div", { id: "replay-result" });
