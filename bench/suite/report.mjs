@@ -379,7 +379,7 @@ function cacheSection(results) {
       const code = (t) => String(t ?? "(none)").replace(/`/g, "'");
       const at = Object.entries(r.breakAtIndex ?? {}).map(([i, n]) => `${i} (${n}×)`).join(", ");
       const why = Object.entries(r.breakReasons ?? {}).map(([k, n]) => `${k} ${n}×`).join(", ");
-      out.push(`- ${r.label} \`${short(w.session ?? r.name)}\`, ${METHODS[r.method].label}: ${r.breaks} breaks in ${r.requests} requests, at message ${at}${why ? `; causes: ${why}` : ""}. Worst, turn ${w.turn} (reuse ${f2(w.reuse)}): message ${w.diff.index} (${w.diff.reason}) was \`${code(w.diff.previous)}\`, now \`${code(w.diff.current)}\`.`);
+      out.push(`- ${r.label} \`${short(w.session ?? r.name)}\`, ${METHODS[r.method].label}: ${r.breaks} breaks in ${r.requests} requests, at message ${at}${why ? `; causes: ${why}` : ""}. Worst, turn ${w.turn} (reuse ${f2(w.reuse)}): ${w.diff.reason}, message ${w.diff.shown ?? w.diff.index} was \`${code(w.diff.previous)}\`, now \`${code(w.diff.current)}\`.`);
     }
     out.push("");
   }
