@@ -92,6 +92,7 @@ export function replay(core, s, { budget, config }) {
   const started = performance.now();
   const timeline = replayTimeline(s, s.bytes, s.name);
   const turns = replayTurns(timeline.messages);
+  if (turns.length === 0) throw new Error("no user turn with history before it to replay");
   const requests = replaySession(core, timeline, { turns, config: cfg, budget: b });
   const tokensOf = tokenCounter(core);
   const summary = replaySummary({ messages: timeline.messages, turns, requests: requests.map((r) => r.messages), tokensOf, budget: b });

@@ -130,6 +130,12 @@ test("costs follow each preset's cache rule on a hand-made session", () => {
     assert.equal(c.openai.written, 0);
   }
   assert.equal(roomy.summary.methods.contextfold.cost.openai.vsPassThrough, 1);
+  // The same conversation as a plain JSON array of messages on stdin: the same requests and costs.
+  const piped = cli(["replay", "-", "--budget", "100000", "--json"], JSON.stringify(messages));
+  assert.equal(piped.code, 0, piped.stderr);
+  const fromArray = JSON.parse(piped.stdout);
+  assert.deepEqual(fromArray.requests, roomy.requests);
+  assert.deepEqual(fromArray.summary.methods.contextfold.cost, roomy.summary.methods.contextfold.cost);
 
   // A budget that holds one exchange but not two: the recency window keeps only the last
   // exchange, so no request repeats the previous one and nothing is read from a cache.
