@@ -7,6 +7,8 @@ import { loadCore, applySteps, formatLogLine, changed } from "./core/node.js";
 import { readMessages, assembleRequest, InputError, FORMATS } from "./core/readers.js";
 import { describeMessage } from "./core/describe.js";
 import { splitConfig } from "./core/config.js";
+import { PRICE_NAMES } from "./core/pricing.js";
+import { replayTimeline, replayTurns, replaySummary, tokenCounter, REPLAY_METHODS } from "./core/replay.js";
 
 const USAGE = `usage: contextfold <command> [options]
 
@@ -16,13 +18,18 @@ commands:
   recover <session.jsonl> <id>   the original transcript entries of a turn, byte for byte
   topics <file | ->              the session's topics and their turns
   index <file | ->               the session index: turns, tokens, tools, entry ids
+  replay <file | ->              send the session again turn by turn through the plugin's engine:
+                                 tokens per request, prompt-cache reuse, cost next to
+                                 pass-through and a recency window
 
 options:
   --format F      input format: ${FORMATS.join(" | ")} (default: auto)
   --config FILE   JSON file with engine options (the plugin's config keys)
-  --budget N      token budget for assemble (default: the config's maxTokens)
+  --budget N      token budget for assemble and replay (default: the config's maxTokens)
   --prompt TEXT   the upcoming user message (assemble brings back topics it refers to)
   --page N        page of a recovered turn (recover; 50 messages per page)
+  --turns K       replay only the last K user turns (default: all)
+  --price P       replay: price with one provider's cache rates: ${PRICE_NAMES.join(" | ")} (default: all)
   --json          machine-readable output on stdout
   -h, --help      this help
 
@@ -30,7 +37,7 @@ Logs and progress go to stderr. Exit codes: 0 ok, 1 bad input, 2 bad usage.`;
 
 class UsageError extends Error {}
 
-const VALUE_OPTS = new Set(["--format", "--config", "--budget", "--prompt", "--page"]);
+const VALUE_OPTS = new Set(["--format", "--config", "--budget", "--prompt", "--page", "--turns", "--price"]);
 
 function parseArgs(argv) {
   const args = { _: [], format: "auto", json: false };
@@ -48,6 +55,11 @@ function parseArgs(argv) {
     if (args[k] !== undefined && !/^\d+$/.test(args[k])) throw new UsageError(`--${k} must be a non-negative integer`);
     if (args[k] !== undefined) args[k] = Number(args[k]);
   }
+  if (args.turns !== undefined) {
+    if (!/^\d+$/.test(args.turns) || Number(args.turns) < 1) throw new UsageError("--turns must be a positive integer");
+    args.turns = Number(args.turns);
+  }
+  if (args.price !== undefined && !PRICE_NAMES.includes(args.price)) throw new UsageError(`--price must be one of ${PRICE_NAMES.join(", ")}`);
   return args;
 }
 
@@ -59,8 +71,8 @@ function readInput(file) {
   }
 }
 
-/** The core's part of a JSON config file (the plugin's config keys). */
-function configFromFile(file) {
+/** A JSON config file: the plugin's config keys. */
+function pluginConfigFromFile(file) {
   if (!file) return {};
   let cfg;
   try {
@@ -69,7 +81,12 @@ function configFromFile(file) {
     throw new InputError(`${file}: ${err.message}`);
   }
   if (!cfg || typeof cfg !== "object" || Array.isArray(cfg)) throw new InputError(`${file}: expected a JSON object of config keys`);
-  return splitConfig(cfg).core;
+  return cfg;
+}
+
+/** The core's part of a JSON config file. */
+function configFromFile(file) {
+  return splitConfig(pluginConfigFromFile(file)).core;
 }
 
 function progress(msg) {
@@ -206,7 +223,103 @@ async function cmdRecover(args) {
   process.stdout.write(body.length && body[body.length - 1] !== 0x0a ? Buffer.concat([body, Buffer.from("\n")]) : body);
 }
 
-const COMMANDS = { clean: cmdClean, assemble: cmdAssemble, recover: cmdRecover, topics: cmdTopics, index: cmdIndex };
+async function cmdReplay(args) {
+  const s = loadSession(args, { keepBytes: true });
+  const core = await loadCore();
+  const { replayThroughAdapter } = await import("./openclaw/replay.js");
+  // The plugin's config as the host would pass it (its own state dir comes from the replay).
+  const config = { ...pluginConfigFromFile(args.config) };
+  delete config.stateDir;
+  const coreConfig = splitConfig(config).core;
+  // A key the core refuses would make every assemble fall back to the host's messages: refuse it here.
+  coreCall(() => core.newSession(coreConfig).free());
+  // As for assemble, a budget of 0 means the config's.
+  const budget = args.budget || coreConfig.maxTokens || core.defaultConfig().maxTokens;
+  const timeline = coreCall(() => replayTimeline(s, s.buf, s.name));
+  const turns = replayTurns(timeline.messages, args.turns);
+  if (turns.length === 0) throw new InputError(`${s.name}: no user turn with history before it to replay`);
+  progress(`replaying ${turns.length} turns through the engine`);
+  const started = performance.now();
+  const step = Math.max(1, Math.round(turns.length / 10));
+  const { requests, warnings } = await replayThroughAdapter(timeline, {
+    bytes: s.buf,
+    turns,
+    config,
+    budget,
+    onRequest: (j) => (j + 1) % step === 0 && progress(`${j + 1} of ${turns.length} requests`),
+  });
+  const seconds = (performance.now() - started) / 1000;
+  for (const w of new Set(warnings)) process.stderr.write(`warning: ${w}\n`);
+  const tokensOf = tokenCounter(core);
+  const summary = {
+    session: s.session,
+    messages: timeline.messages.length,
+    seconds,
+    tokens: "estimated",
+    ...replaySummary({
+      messages: timeline.messages,
+      turns,
+      requests: requests.map((r) => r.messages),
+      tokensOf,
+      budget,
+      ...(args.price ? { prices: [args.price] } : {}),
+    }),
+  };
+  if (args.json) return out(JSON.stringify({ requests, summary }, null, 2));
+  out(replayText(summary));
+}
+
+const num = (n) => Math.round(n).toLocaleString("en");
+const usd = (x) => (x >= 1 ? `$${x.toFixed(2)}` : `$${x.toPrecision(3)}`);
+const times = (x) => (x == null ? "–" : `${x.toFixed(2)}×`);
+
+/** The human summary of a replay. */
+function replayText(r) {
+  const rows = Object.entries(r.methods);
+  const label = (k) => REPLAY_METHODS[k] ?? k;
+  const pad = (t, n) => String(t).padEnd(n);
+  const lines = [
+    `replay of ${r.session}: ${r.requests} requests (user messages ${r.turns.first}–${r.turns.last} of ${r.messages}), budget ${num(r.budget)} tokens, ${r.seconds.toFixed(1)} s`,
+    "",
+    `  ${pad("", 16)}${pad("tokens per request", 22)}${pad("over", 8)}${pad("prefix", 8)}prefix`,
+    `  ${pad("", 16)}${pad("mean", 11)}${pad("max", 11)}${pad("budget", 8)}${pad("reuse", 8)}breaks`,
+  ];
+  for (const [k, m] of rows) {
+    lines.push(`  ${pad(label(k), 16)}${pad(num(m.tokens.mean), 11)}${pad(num(m.tokens.max), 11)}${pad(m.overBudget, 8)}${pad(m.meanReuse == null ? "–" : m.meanReuse.toFixed(2), 8)}${m.breaks}`);
+  }
+  const prices = Object.entries(r.prices);
+  lines.push("", "cost of these requests, USD (× pass-through, × recency window):");
+  lines.push(`  ${pad("", 16)}${prices.map(([k]) => pad(k, 28)).join("")}`.trimEnd());
+  for (const [k, m] of rows) {
+    lines.push(`  ${pad(label(k), 16)}${prices.map(([p]) => pad(`${usd(m.cost[p].usd)} (${times(m.cost[p].vsPassThrough)}, ${times(m.cost[p].vsRecency)})`, 28)).join("")}`.trimEnd());
+  }
+  const engine = r.methods.contextfold;
+  if (engine.breaks > 0) {
+    lines.push("", "contextfold's prefix breaks, by cause:");
+    for (const [why, n] of Object.entries(engine.breakReasons).sort((a, b) => b[1] - a[1])) lines.push(`  ${String(n).padStart(5)}  ${why}: ${r.breakReasons[why] ?? ""}`);
+    lines.push("first breaks (user message: first message that differs, was → now):");
+    for (const q of engine.perRequest.filter((x) => x.break).slice(0, 5)) {
+      const b = q.break;
+      const where = b.shown === b.index ? `message ${b.index}` : `message ${b.index} (the folded turn's ask, shortened), message ${b.shown}`;
+      lines.push(`  ${String(q.turn).padStart(5)}: ${where}, ${b.reason}: ${b.previous ?? "(none)"} → ${b.current ?? "(none)"}`);
+    }
+  } else {
+    lines.push("", "contextfold's requests never break the prefix: each one starts with the whole previous one.");
+  }
+  for (const k of ["passThrough", "recency"]) {
+    const m = r.methods[k];
+    if (m.breaks > 0) lines.push(`${label(k)}: ${m.breaks} breaks (${Object.entries(m.breakReasons).map(([why, n]) => `${why} ${n}`).join(", ")})`);
+  }
+  lines.push("", "prices, USD per million tokens:");
+  for (const [k, p] of prices) {
+    const write = p.cacheWrite == null ? "" : `, cache write ${p.cacheWrite.toFixed(2)}`;
+    lines.push(`  ${pad(k, 10)} ${p.model}: input ${p.input.toFixed(2)}${write}, cache read ${p.cacheRead.toFixed(3)}; ${p.ruleText}`);
+  }
+  lines.push("Tokens are the engine's estimates of the messages it decides (the system prompt, tools and answers are the same for every method and not counted).");
+  return lines.join("\n");
+}
+
+const COMMANDS = { clean: cmdClean, assemble: cmdAssemble, recover: cmdRecover, topics: cmdTopics, index: cmdIndex, replay: cmdReplay };
 
 async function main(argv) {
   const args = parseArgs(argv);

@@ -24,8 +24,10 @@ rm -rf "$TMP"
 mkdir -p "$TMP/js/playground" "$TMP/js/core" "$TMP/wasm" "$TMP/samples"
 cp js/playground/index.html "$TMP/index.html"
 cp js/playground/app.js js/playground/engine.js js/playground/entries.js js/playground/view.js \
-  js/playground/runner.js js/playground/worker.js js/playground/style.css "$TMP/js/playground/"
-cp js/core/core.js js/core/readers.js js/core/config.js js/core/describe.js "$TMP/js/core/"
+  js/playground/runner.js js/playground/worker.js js/playground/style.css \
+  js/playground/replay.js js/playground/replay.css "$TMP/js/playground/"
+cp js/core/core.js js/core/readers.js js/core/config.js js/core/describe.js \
+  js/core/cache.js js/core/pricing.js js/core/replay.js "$TMP/js/core/"
 cp "$WASM/contextfold.js" "$WASM/contextfold_bg.wasm" "$TMP/wasm/"
 cp "$MANIFEST" "$TMP/openclaw.plugin.json"
 cp samples/session.jsonl "$TMP/samples/session.jsonl"

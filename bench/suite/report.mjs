@@ -324,7 +324,7 @@ function mergeReplays(all) {
     const k = `${r.label}|${r.method}`;
     let m = merged.get(k);
     if (!m) {
-      m = { label: r.label, name: `${names.size} sessions`, method: r.method, budget: r.budget, requests: 0, reuseSum: 0, tokenSum: 0, uncachedSum: 0, breaks: 0, summariesMade: 0, breakAtIndex: {}, worst: [] };
+      m = { label: r.label, name: `${names.size} sessions`, method: r.method, budget: r.budget, requests: 0, reuseSum: 0, tokenSum: 0, uncachedSum: 0, breaks: 0, summariesMade: 0, breakAtIndex: {}, breakReasons: {}, worst: [] };
       merged.set(k, m);
       out.push(m);
     }
@@ -341,6 +341,7 @@ function mergeReplays(all) {
       m.unfolds.other += r.unfolds.other;
     }
     for (const [i, n] of Object.entries(r.breakAtIndex ?? {})) m.breakAtIndex[i] = (m.breakAtIndex[i] ?? 0) + n;
+    for (const [why, n] of Object.entries(r.breakReasons ?? {})) m.breakReasons[why] = (m.breakReasons[why] ?? 0) + n;
     m.worst.push(...(r.worst ?? []).map((w) => ({ ...w, session: r.name })));
   }
   for (const m of merged.values()) {
@@ -359,7 +360,7 @@ function cacheSection(results) {
   out.push(
     "Each session is replayed turn by turn as OpenClaw drives the engine: before turn k, assemble gets the history before turn k's user message and that message as the prompt; engine methods keep one live session (index appended entry by entry, sticky fold decisions carried over, queued turns summarized by the core's extractive summary before the next request). " +
       "**Reuse** = longest common prefix with the previous request (message by message, exact tokens) / the previous request's size, averaged over the requests. " +
-      "*Uncached* = mean tokens per request outside that prefix (billed at the full input price); *breaks* = requests reusing less than half of the previous one; *unfolds* = turns stubbed or summarized in one request and back in full in the next (in parentheses: those whose reason is not that the prompt or the latest turns refer to their topic, i.e. fold decisions that did not stick).",
+      "*Uncached* = mean tokens per request outside that prefix (billed at the full input price); *breaks* = requests that do not start with the whole previous request (the rule of js/core/cache.js, which `contextfold replay` uses too); *unfolds* = turns stubbed or summarized in one request and back in full in the next (in parentheses: those whose reason is not that the prompt or the latest turns refer to their topic, i.e. fold decisions that did not stick).",
   );
   out.push("");
   out.push(
@@ -377,7 +378,8 @@ function cacheSection(results) {
       const w = r.worst[0];
       const code = (t) => String(t ?? "(none)").replace(/`/g, "'");
       const at = Object.entries(r.breakAtIndex ?? {}).map(([i, n]) => `${i} (${n}×)`).join(", ");
-      out.push(`- ${r.label} \`${short(w.session ?? r.name)}\`, ${METHODS[r.method].label}: ${r.breaks} breaks in ${r.requests} requests, at message ${at}. Worst, turn ${w.turn} (reuse ${f2(w.reuse)}): message ${w.diff.index} was \`${code(w.diff.previous)}\`, now \`${code(w.diff.current)}\`.`);
+      const why = Object.entries(r.breakReasons ?? {}).map(([k, n]) => `${k} ${n}×`).join(", ");
+      out.push(`- ${r.label} \`${short(w.session ?? r.name)}\`, ${METHODS[r.method].label}: ${r.breaks} breaks in ${r.requests} requests, at message ${at}${why ? `; causes: ${why}` : ""}. Worst, turn ${w.turn} (reuse ${f2(w.reuse)}): ${w.diff.reason}, message ${w.diff.shown ?? w.diff.index} was \`${code(w.diff.previous)}\`, now \`${code(w.diff.current)}\`.`);
     }
     out.push("");
   }

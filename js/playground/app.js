@@ -7,6 +7,7 @@ import { h, renderMessage, partsOf, roleOf } from "./view.js";
 import { encodeUtf8 } from "./entries.js";
 import { describeMessage } from "../core/describe.js";
 import { JS_KEYS } from "../core/config.js";
+import { mountReplay } from "./replay.js";
 
 const ROOT = new URL("../../", import.meta.url);
 const SAMPLES = ["session.jsonl", "multitopic.jsonl"];
@@ -362,6 +363,7 @@ function render() {
   renderTimeline();
   renderRepro();
   syncBudgetRange();
+  replayView?.refresh();
 }
 
 function renderSource() {
@@ -848,8 +850,14 @@ async function fetchBytes(url) {
   return new Uint8Array(await res.arrayBuffer());
 }
 
+let replayView = null;
+
 async function boot() {
   wire();
+  replayView = mountReplay($("replay"), {
+    run: () => state.runner.replay(settings()),
+    key: () => (state.session ? `${state.inputGen} ${JSON.stringify({ budget: state.budget, config: configDiff() })}` : null),
+  });
   // Everything the page needs is fetched now, so it keeps working offline.
   const [manifest, runner, ...samples] = await Promise.all([
     fetchBytes(new URL("openclaw.plugin.json", ROOT)).then((b) => JSON.parse(new TextDecoder().decode(b))),
@@ -906,6 +914,8 @@ window.__contextfold = {
     return state.readError ?? state.runError ?? null;
   },
   idle: () => whenIdle().then(publicResult),
+  /** Replays the loaded session with the current settings; resolves to the replay's summary. */
+  replay: () => replayView.replay(),
   setInput(text, name = "input.jsonl", format) {
     if (format) {
       state.format = format;

@@ -4,6 +4,7 @@
 import { wrapGlue, applySteps, formatLogLine } from "../core/core.js";
 import { readMessages, assembleRequest } from "../core/readers.js";
 import { splitConfig } from "../core/config.js";
+import { replayTimeline, replayTurns, replaySession, replaySummary, tokenCounter } from "../core/replay.js";
 import { parseJsonlBytes, decodeUtf8, lineAt } from "./entries.js";
 
 let instances = 0;
@@ -77,4 +78,23 @@ export function recover(s, turn) {
   const messages = s.messages.slice(a, b);
   const lines = s.lines ? s.lines.slice(a, b).map((range) => (range ? lineAt(s.bytes, range) : null)) : null;
   return { messages, lines, first: a, last: b - 1 };
+}
+
+/**
+ * Replays the session turn by turn with these settings and measures it as `contextfold replay`
+ * does (js/core/replay.js). The plugin's adapter needs a filesystem, so the page replays
+ * through the core's live session the way the adapter drives it; a test checks that both send
+ * the same requests. Returns the summary (the requests' messages stay in the engine).
+ */
+export function replay(core, s, { budget, config }) {
+  const cfg = coreConfig(config);
+  const b = budget ?? cfg.maxTokens ?? core.defaultConfig().maxTokens;
+  const started = performance.now();
+  const timeline = replayTimeline(s, s.bytes, s.name);
+  const turns = replayTurns(timeline.messages);
+  if (turns.length === 0) throw new Error("no user turn with history before it to replay");
+  const requests = replaySession(core, timeline, { turns, config: cfg, budget: b });
+  const tokensOf = tokenCounter(core);
+  const summary = replaySummary({ messages: timeline.messages, turns, requests: requests.map((r) => r.messages), tokensOf, budget: b });
+  return { session: s.session, messages: timeline.messages.length, seconds: (performance.now() - started) / 1000, tokens: "estimated", ...summary };
 }

@@ -2,7 +2,7 @@
 // the page itself when workers are unavailable. Both answer with the core's result less
 // the messages; the page applies the steps to its own copy of the input (js/core/core.js
 // `applySteps`), exactly as the CLI does.
-import { loadCore, readSession, run } from "./engine.js";
+import { loadCore, readSession, run, replay } from "./engine.js";
 
 /** Starts the engine; resolves once the wasm core is loaded. */
 export async function createRunner(wasmDir) {
@@ -67,6 +67,10 @@ class WorkerRunner {
     return this.call({ type: "run", settings });
   }
 
+  replay(settings) {
+    return this.call({ type: "replay", settings });
+  }
+
   close() {
     this.worker.terminate();
   }
@@ -95,6 +99,12 @@ class PageRunner {
     const r = run(this.core, this.session, settings);
     delete r.messages;
     return r;
+  }
+
+  async replay(settings) {
+    if (!this.session) throw new Error("no input");
+    if (this.core.poisoned) this.core = await loadCore(this.wasmDir);
+    return replay(this.core, this.session, settings);
   }
 
   close() {}

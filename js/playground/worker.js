@@ -1,7 +1,8 @@
 // The engine off the page's main thread: a large session takes the core a second or more,
 // and the page stays responsive meanwhile. Messages are handled in order: `init` loads the
-// wasm, `input` reads a session, `run` assembles it with the given settings.
-import { loadCore, readSession, run } from "./engine.js";
+// wasm, `input` reads a session, `run` assembles it with the given settings, `replay` replays
+// it turn by turn.
+import { loadCore, readSession, run, replay } from "./engine.js";
 
 let core = null;
 let wasmDir = null;
@@ -25,6 +26,10 @@ async function handle(m) {
       delete r.messages;
       return r;
     }
+    case "replay":
+      if (!session) throw new Error("no input");
+      if (core.poisoned) core = await loadCore(wasmDir);
+      return replay(core, session, m.settings);
     default:
       throw new Error(`unknown request ${m.type}`);
   }

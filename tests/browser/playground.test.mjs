@@ -337,6 +337,32 @@ test("other formats and every setting through the hook match the CLI", { skip },
   assert.equal(await page.isHidden("#status"), true);
 });
 
+test("the replay of the built-in sample plots tokens and cached share per request, with the figures `contextfold replay` prints", { skip }, async () => {
+  await page.click("#sample-coding");
+  await settled(() => window.__contextfold.lastResult?.name === "session.jsonl");
+  await page.evaluate(() => window.__contextfold.setConfig({}));
+  await page.evaluate(() => window.__contextfold.setBudget(1000));
+  await page.click("#replay-box > summary");
+  await page.click("#replay-run");
+  await page.waitForSelector("#replay-tokens polyline", { timeout: 20000 });
+  const args = [path.join(ROOT, "js", "cli.js"), "replay", path.join(ROOT, "samples", "session.jsonl"), "--budget", "1000", "--json"];
+  const r = spawnSync(process.execPath, args, { encoding: "utf8", maxBuffer: 64 << 20 });
+  assert.equal(r.status, 0, r.stderr);
+  const cli = JSON.parse(r.stdout).summary;
+  for (const id of ["#replay-tokens", "#replay-cached"]) {
+    const lines = await page.$$eval(`${id} polyline`, (els) => els.map((e) => [e.dataset.method, e.getAttribute("points").trim().split(/\s+/).length]));
+    assert.deepEqual(lines, ["contextfold", "passThrough", "recency"].map((m) => [m, cli.requests]), `${id}: one point per request for each method`);
+  }
+  const rows = await page.$$eval("#replay-result tbody tr", (trs) => trs.map((tr) => [tr.dataset.method, ...[...tr.querySelectorAll("td")].map((td) => td.textContent)]));
+  assert.deepEqual(
+    rows.map((x) => x.slice(0, 6)),
+    ["contextfold", "passThrough", "recency"].map((m) => {
+      const s = cli.methods[m];
+      return [m, Math.round(s.tokens.mean).toLocaleString("en"), Math.round(s.tokens.max).toLocaleString("en"), String(s.overBudget), s.meanReuse.toFixed(2), String(s.breaks)];
+    }),
+  );
+});
+
 test("no console errors, nothing fetched from anywhere else, nothing sent", { skip }, async () => {
   assert.deepEqual(consoleErrors, []);
   assert.deepEqual(foreignRequests, []);
