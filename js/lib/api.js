@@ -11,6 +11,7 @@ import { splitConfig } from "../core/config.js";
 import { shapeOf } from "./formats.js";
 import { messageEntries } from "./entries.js";
 import { assembled, cleaned } from "./results.js";
+import { callerErrors } from "./errors.js";
 import { Session } from "./session.js";
 
 /** Options of a call that are not engine options. */
@@ -57,15 +58,10 @@ function readInput(input, format = "auto") {
  * @param {() => Promise<any>} getCore resolves to a healthy core instance (js/core/core.js `wrapGlue`)
  */
 export function createApi(getCore) {
-  /** Runs a core call; its errors about the input become InputErrors (a trap stays what it is). */
+  /** Runs a core call on a healthy instance (errors: js/lib/errors.js). */
   const engine = async (/** @type {(core: any) => any} */ fn) => {
     const core = await getCore();
-    try {
-      return fn(core);
-    } catch (err) {
-      if (err instanceof WebAssembly.RuntimeError || err instanceof InputError) throw err;
-      throw new InputError(/** @type {Error} */ (err).message);
-    }
+    return callerErrors(() => fn(core));
   };
 
   return {

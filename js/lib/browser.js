@@ -24,7 +24,10 @@ let instances = 0;
  * @returns {Promise<void>}
  */
 export async function init(source) {
-  compiled ??= compile(source ?? new URL("contextfold_bg.wasm", WASM_DIR));
+  compiled ??= compile(source ?? new URL("contextfold_bg.wasm", WASM_DIR)).catch((err) => {
+    compiled = undefined; // the next call tries again
+    throw err;
+  });
   await compiled;
 }
 

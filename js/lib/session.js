@@ -10,6 +10,7 @@ import { InputError } from "../core/readers.js";
 import { messageEntries } from "./entries.js";
 import { shapeOf } from "./formats.js";
 import { assembled } from "./results.js";
+import { callerErrors } from "./errors.js";
 
 export class Session {
   /**
@@ -39,10 +40,12 @@ export class Session {
     const live = this.open();
     if (!Array.isArray(messages)) throw new InputError("session.assemble takes an array of messages");
     const format = shapeOf(messages, this.format);
-    this.index(messages);
-    const r = live.assemble({ messages, prompt: prompt ?? null, budget: budget ?? null });
-    this.history = messages;
-    return assembled(messages, r, { format });
+    return callerErrors(() => {
+      this.index(messages);
+      const r = live.assemble({ messages, prompt: prompt ?? null, budget: budget ?? null });
+      this.history = messages;
+      return assembled(messages, r, { format });
+    });
   }
 
   /**
