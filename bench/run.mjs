@@ -24,6 +24,7 @@ import { fastChecks, DEFAULT_MARGIN } from "./suite/checks.mjs";
 import { topicAlternative, METHOD_ORDER } from "./suite/methods.mjs";
 import { writeReport } from "./suite/report.mjs";
 import { runSpeed } from "./speed/run.mjs";
+import { packageFigures } from "./size/package.mjs";
 
 const t0 = performance.now();
 const secs = () => ((performance.now() - t0) / 1000).toFixed(0);
@@ -199,6 +200,7 @@ const tokensMd = join(REPO, "bench", "out", "tokens.md");
 const extras = (dir) => ({
   speed: existsSync(join(dir, "speed.json")) ? readJson(join(dir, "speed.json")) : null,
   soak: existsSync(join(dir, "soak.json")) ? readJson(join(dir, "soak.json")) : null,
+  pack: packageFigures(join(REPO, "pkg-template")),
 });
 if (opts.reportOnly) {
   const file = join(outDir, "results.json");

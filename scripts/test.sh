@@ -5,8 +5,10 @@
 #      against the built package (node --test tests/js)
 #   3. the playground in headless Chromium (node --test tests/browser)
 #   4. end to end against the real OpenClaw host with a fake model (node --test tests/e2e)
-#   5. the benchmark regression subset (bench/run.mjs --fast: invariants, recall above recency)
-#   6. a short fuzzing run of every target (scripts/fuzz.sh)
+#   5. the release tarball (scripts/pack.sh) installed into a temporary project, the real host
+#      and Chromium: CLI, library, plugin, playground (node --test tests/package)
+#   6. the benchmark regression subset (bench/run.mjs --fast: invariants, recall above recency)
+#   7. a short fuzzing run of every target (scripts/fuzz.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 say() { printf '\n[test] %s\n' "$*" >&2; }
@@ -28,6 +30,8 @@ say "node --test tests/browser (playground in Chromium)"
 node --test --test-concurrency=1 tests/browser/
 say "node --test tests/e2e (real OpenClaw host)"
 node --test --test-concurrency=1 tests/e2e/
+say "node --test tests/package (the release tarball, installed)"
+node --test --test-concurrency=1 tests/package/
 say "benchmark regression subset (bench/run.mjs --fast)"
 bash bench/setup.sh
 node bench/run.mjs --fast

@@ -464,7 +464,17 @@ function speedSection(speed, soak) {
   return out.join("\n");
 }
 
-export function writeReport(results, { manifest, docsDir, tokensMarkdown, speed = null, soak = null }) {
+/** §6, last part: the release tarball (bench/size/package.mjs). */
+export function packageSection(pack) {
+  return [
+    "### Release package",
+    "",
+    `\`bash scripts/pack.sh\` packs the built package into \`dist/${pack.filename}\`; measured with \`npm pack --dry-run\` when this page is generated. ${pack.files} files, **${kib(pack.packed)} packed**, ${kib(pack.unpacked)} unpacked; of that the wasm core ${kib(pack.wasm)} and the built playground ${kib(pack.playground)} (a byte-identical copy of the wasm, its page, the shared JS and the two samples). The tests of tests/package install this tarball.`,
+    "",
+  ].join("\n");
+}
+
+export function writeReport(results, { manifest, docsDir, tokensMarkdown, speed = null, soak = null, pack = null }) {
   mkdirSync(docsDir, { recursive: true });
   const parts = [];
   parts.push("# Benchmarks");
@@ -496,6 +506,7 @@ export function writeReport(results, { manifest, docsDir, tokensMarkdown, speed 
     parts.push("");
   }
   if (speed || soak) parts.push(speedSection(speed, soak));
+  if (pack) parts.push(packageSection(pack));
   parts.push("## Reproduce");
   parts.push("");
   parts.push("```bash\nbash scripts/setup.sh && bash scripts/build.sh   # the wasm core\nbash bench/setup.sh                              # exact tokenizer\nnode bench/run.mjs                               # this page, raw results in bench/out/\nnode bench/run.mjs --fast                        # the CI subset with assertions\n```");
