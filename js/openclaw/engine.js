@@ -127,7 +127,15 @@ export function createEngine(deps) {
     const complete = js.autoSummarize || js.enableLlmConfirmation ? pickComplete(params?.runtimeContext, api) : undefined;
     const core = (await s.session()).core;
     const deadline = Date.now() + BACKGROUND_MS;
-    const made = await summarizeQueued(s, { core, llm: s.llm, complete: js.autoSummarize ? complete : undefined, autoSummarize: js.autoSummarize, summaryModel: js.summaryModel, signal, deadline });
+    const made = await summarizeQueued(s, {
+      core,
+      llm: s.llm,
+      complete: js.autoSummarize ? complete : undefined,
+      autoSummarize: js.autoSummarize,
+      summaryModel: js.summaryModel,
+      signal,
+      deadline,
+    });
     const llmTopics = js.enableLlmConfirmation ? complete : undefined;
     const heuristic = async (turnId) => (await s.session()).heuristicSubtopics()[turnId] ?? null;
     const labelled = await labelSubtopic(s, { llm: s.llm, complete: llmTopics, signal, heuristic });
@@ -166,7 +174,12 @@ export function createEngine(deps) {
         const s = await live(params);
         await syncQuietly(s);
         const { made, labelled } = await background(s, params, params?.abortSignal);
-        return { changed: false, bytesFreed: 0, rewrittenEntries: 0, reason: `contextfold: ${made} summaries, ${labelled ? 1 : 0} sub-topic labels (side caches; transcript untouched)` };
+        return {
+          changed: false,
+          bytesFreed: 0,
+          rewrittenEntries: 0,
+          reason: `contextfold: ${made} summaries, ${labelled ? 1 : 0} sub-topic labels (side caches; transcript untouched)`,
+        };
       } catch (err) {
         return { changed: false, bytesFreed: 0, rewrittenEntries: 0, reason: `contextfold: background work skipped: ${oneLine(err)}` };
       }
