@@ -164,7 +164,7 @@ async function runAll(manifest, opts, pass = "") {
   const alt = topicAlternative(defaults);
   const tasks = buildTasks(manifest, opts.fast, alt);
   // Heaviest first (stable order for equal costs), results stay in task order.
-  const order = tasks.map((t, i) => i).sort((a, b) => tasks[b].cost - tasks[a].cost || a - b);
+  const order = tasks.map((_, i) => i).sort((a, b) => tasks[b].cost - tasks[a].cost || a - b);
   const ordered = order.map((i) => tasks[i].task);
   let lastLog = 0;
   log(`${pass}${ordered.length} tasks on ${opts.jobs} threads`);

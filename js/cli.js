@@ -122,9 +122,9 @@ async function cmdClean(args) {
   if (args.json) return out(JSON.stringify({ messages: msgs, stats: st }, null, 2));
   const kept = new Set(result.steps.map((x) => x.source));
   const lines = [`before: ${st.messagesBefore} messages, ~${st.tokensBefore} tokens`];
-  s.messages.forEach((m, i) => lines.push(`  ${kept.has(i) ? " " : "-"} ${String(i).padStart(3)} ${describeMessage(m)}`));
+  for (const [i, m] of s.messages.entries()) lines.push(`  ${kept.has(i) ? " " : "-"} ${String(i).padStart(3)} ${describeMessage(m)}`);
   lines.push(`after (what the model sees): ${st.messagesAfter} messages, ~${st.tokensAfter} tokens (${pct(st.tokensBefore, st.tokensAfter)}% saved)`);
-  msgs.forEach((m, i) => lines.push(`    ${String(i).padStart(3)} ${describeMessage(m)}`));
+  for (const [i, m] of msgs.entries()) lines.push(`    ${String(i).padStart(3)} ${describeMessage(m)}`);
   out(lines.join("\n"));
 }
 
@@ -157,7 +157,7 @@ async function cmdAssemble(args) {
   lines.push(
     `what the model sees: ${msgs.length} messages, ~${r.estimatedTokens} of ${st.budget} tokens (${pct(st.clean.tokensBefore, r.estimatedTokens)}% saved)`,
   );
-  msgs.forEach((m, i) => lines.push(`  ${String(i).padStart(4)} ${describeMessage(m)}`));
+  for (const [i, m] of msgs.entries()) lines.push(`  ${String(i).padStart(4)} ${describeMessage(m)}`);
   out(lines.join("\n"));
 }
 

@@ -69,7 +69,7 @@ entry({ type: "thinking_level_change", thinkingLevel: "medium" });
 
 // Turn 1: read a file, explain.
 user("What does src/ledger.rs do? Keep it short.");
-let c1 = call("read", { path: "src/ledger.rs" });
+const c1 = call("read", { path: "src/ledger.rs" });
 msg(
   asst(
     [
@@ -95,11 +95,11 @@ msg(
 
 // Turn 2: run tests (one failure), parallel grep + read.
 user("Run the tests and tell me what fails.");
-let c2 = call("exec", { command: "cargo test --quiet" });
+const c2 = call("exec", { command: "cargo test --quiet" });
 msg(asst([think("Run the test suite with cargo test and look at failures."), c2], "toolUse"));
 msg(result(c2, testOut));
-let c3 = call("grep", { pattern: "cents / 100", path: "src/" });
-let c4 = call("read", { path: "src/ledger.rs", offset: 200, limit: 40 });
+const c3 = call("grep", { pattern: "cents / 100", path: "src/" });
+const c4 = call("read", { path: "src/ledger.rs", offset: 200, limit: 40 });
 msg(
   asst(
     [
@@ -135,13 +135,13 @@ msg(
 
 // Turn 3: fix it; an edit fails once, then succeeds, then re-run tests.
 user("Fix it by keeping amounts in integer cents, then rerun the tests.");
-let c5 = call("edit", { path: "src/ledger.rs", old: "let amount = cents / 100;", new: "let amount_cents = cents;" });
+const c5 = call("edit", { path: "src/ledger.rs", old: "let amount = cents / 100;", new: "let amount_cents = cents;" });
 msg(asst([think("Edit line 212 to keep cents."), c5], "toolUse"));
 msg(result(c5, "edit failed: old text not found in src/ledger.rs (did you mean `let amount_12 = cents / 100;`?)", true));
-let c6 = call("edit", { path: "src/ledger.rs", old: "let amount_12 = cents / 100;", new: "let amount_12_cents = cents;" });
+const c6 = call("edit", { path: "src/ledger.rs", old: "let amount_12 = cents / 100;", new: "let amount_12_cents = cents;" });
 msg(asst([think("Use the exact text from the error hint."), c6], "toolUse"));
 msg(result(c6, "edited src/ledger.rs: 1 replacement"));
-let c7 = call("exec", { command: "cargo test --quiet" });
+const c7 = call("exec", { command: "cargo test --quiet" });
 msg(asst([think("Now rerun the tests."), c7], "toolUse"));
 msg(result(c7, lines(80, (i) => `test ledger::tests::case_${i} ... ok`) + "\n\ntest result: ok. 80 passed; 0 failed; 0 ignored"));
 msg(
@@ -172,7 +172,7 @@ msg(
 
 // Turn 5: look at import logs.
 user("Check yesterday's import log for errors.");
-let c8 = call("read", { path: "logs/import-2026-11-01.log" });
+const c8 = call("read", { path: "logs/import-2026-11-01.log" });
 msg(asst([think("Read the log file and scan for ERROR lines."), c8], "toolUse"));
 msg(result(c8, logOut));
 msg(

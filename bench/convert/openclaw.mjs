@@ -126,7 +126,7 @@ export function checkPairing(messages) {
   const violations = [];
   const pairs = [];
   let pending = []; // { id, index, answered }
-  const flush = (index) => {
+  const flush = () => {
     for (const c of pending) if (!c.answered) violations.push({ index: c.index, kind: "unanswered-call", id: c.id });
     pending = [];
   };
@@ -140,7 +140,7 @@ export function checkPairing(messages) {
       }
       return;
     }
-    if (m.role === "user" || m.role === "assistant") flush(index);
+    if (m.role === "user" || m.role === "assistant") flush();
     if (m.role === "assistant" && Array.isArray(m.content)) {
       pending = m.content.filter((p) => p?.type === "toolCall").map((p) => ({ id: p.id, index, answered: false }));
     }

@@ -111,6 +111,9 @@ export async function replay({ name, file, budget, method, maxTurns = Infinity }
   const n = perTurn.length;
   const sum = (k) => perTurn.reduce((a, t) => a + t[k], 0);
   const inputTokens = messages.slice(0, starts[last - 1] ?? 0).reduce((a, x) => a + exactMessage(x), 0);
+  // how many prefix breaks kept each number of leading messages
+  const breaksAt = {};
+  for (const t of perTurn) if (t.reuse < 0.5) breaksAt[t.commonMessages] = (breaksAt[t.commonMessages] ?? 0) + 1;
   return {
     name,
     method,
@@ -125,7 +128,7 @@ export async function replay({ name, file, budget, method, maxTurns = Infinity }
     unfolds,
     breaks: perTurn.filter((t) => t.reuse < 0.5).length,
     breakAtIndex: Object.fromEntries(
-      Object.entries(perTurn.filter((t) => t.reuse < 0.5).reduce((h, t) => ((h[t.commonMessages] = (h[t.commonMessages] ?? 0) + 1), h), {}))
+      Object.entries(breaksAt)
         .sort((a, b) => b[1] - a[1])
         .slice(0, 5),
     ),

@@ -16,7 +16,6 @@
 //                 message is kept verbatim and the latest turn is never stubbed, summarized
 //                 or truncated (its tool chatter before the frontier is cleaned by design).
 // Per session: idempotence of clean (cleaning the cleaned output changes nothing).
-import { join } from "node:path";
 import { engine, applyPlan, exactMessages, readSession, readJson, checkPairing, turnStarts } from "./common.mjs";
 import { METHODS, planner } from "./methods.mjs";
 
@@ -119,7 +118,7 @@ function liveTurn(input, steps, result) {
  * Sweeps one session. `shape`: "openclaw" (all checks) or "anthropic" (determinism, reuse,
  * budget, idempotence only).
  */
-export async function sweepSession(manifest, { name, file, budgets, methods, shape = "openclaw", prompt = null }) {
+export async function sweepSession(_manifest, { name, file, budgets, methods, shape = "openclaw", prompt = null }) {
   const { core, applySteps } = await engine();
   let session;
   if (shape === "anthropic") {

@@ -312,7 +312,7 @@ function gettextCatalogs(lang) {
   const out = [];
   for (const p of walk(dir, (n) => n.endsWith(".mo") && !n.startsWith("iso"))) {
     const msgs = readMo(p);
-    if (msgs && msgs.length) out.push({ name: p, text: msgs.join("\n") });
+    if (msgs?.length) out.push({ name: p, text: msgs.join("\n") });
   }
   return out;
 }

@@ -153,7 +153,7 @@ function fitRates(records, counts, free, base = {}) {
   const sol = solve(A, b);
   if (!sol) return null;
   const out = { ...base };
-  free.forEach((k, i) => (out[k] = sol[i]));
+  for (const [i, k] of free.entries()) out[k] = sol[i];
   return out;
 }
 /** The estimate of character counts `c` with `rates`, rounded up like the core. */
@@ -256,6 +256,7 @@ const version = (name) => {
 };
 let zh = "not installed";
 try {
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own format syntax
   zh = execFileSync("dpkg-query", ["-W", "-f=${Version}", "manpages-zh"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }) || zh;
 } catch {
   /* no dpkg */

@@ -71,7 +71,7 @@ export function wrapGlue(glue) {
       // The replacement of history message i the core sent last (it sends each once, then
       // refers to it as `-i - 1`). These are in `KEPT`: `applySteps` gives the host a copy of
       // them.
-      let replaced = [];
+      const replaced = [];
       // The turn explanations of the last response: the core sends `0` for one that is the
       // same as the one at its position here.
       let explained = [];

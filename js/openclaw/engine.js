@@ -29,7 +29,9 @@ const BACKGROUND_MS = 60_000;
 // One registry per process, not per module instance: the host loads the plugin module more
 // than once (one instance per plugin registry: engine, tools, commands), and the agent tools
 // must steer the very LiveSession the engine plans with.
-const registry = (globalThis[Symbol.for("contextfold.liveSessions")] ??= new LiveSessions());
+const REGISTRY = Symbol.for("contextfold.liveSessions");
+globalThis[REGISTRY] ??= new LiveSessions();
+const registry = globalThis[REGISTRY];
 
 export function sessionKeyOf(p) {
   return p?.sessionKey ?? p?.sessionTarget?.sessionKey ?? p?.sessionId ?? "unknown";
@@ -99,7 +101,7 @@ function oneLine(err) {
  * @param {string} [deps.version]
  */
 export function createEngine(deps) {
-  const { logger, config, stateDir, hostStateDir, transcriptSdk, api, version = "0.1.0" } = deps;
+  const { logger, config, stateDir, api, version = "0.1.0" } = deps;
   const { js: baseJs } = splitConfig(config);
 
   const live = (params) => openLive(params, deps);

@@ -12,7 +12,6 @@ import { readFileSync } from "node:fs";
 import { openLive, sessionKeyOf, createEngine } from "./engine.js";
 import { splitConfig } from "../core/config.js";
 import { loadCore } from "../core/node.js";
-import { describeMessage } from "../core/describe.js";
 import { SessionStore } from "./store.js";
 import { pickComplete, parseSubtopic } from "./llm.js";
 import { summarizeQueued, turnAsText, turnMessages } from "./background.js";
@@ -1022,7 +1021,8 @@ function defineTools() {
         const note = await syncNote(s);
         const w = await s.session();
         const index = w.index();
-        const labels = s.state.subtopics ?? (s.state.subtopics = {});
+        s.state.subtopics ??= {};
+        const labels = s.state.subtopics;
         const want = index.turns.map((t, i) => ({ t, i })).filter(({ t }) => p.relabel || !labels[t.id]);
         const chosen = want.slice(-(p.maxTurns ?? 20));
         const { js } = splitConfig({ ...(deps.config ?? {}), ...(s.state.config ?? {}) });

@@ -124,7 +124,9 @@ function buildControl(key) {
       h("label", { class: "radio" }, h("input", { type: "radio", name: id, value: v, id: `${id}-${v}`, onchange: () => setSetting(key, v, "ui") }), v),
     );
     controls[key] = {
-      set: (v) => radios.forEach((r) => (r.firstChild.checked = r.firstChild.value === v)),
+      set: (v) => {
+        for (const r of radios) r.firstChild.checked = r.firstChild.value === v;
+      },
       markInvalid() {},
     };
     return h("fieldset", { class: "field", "aria-describedby": helpId }, h("legend", {}, label), h("div", { class: "radios" }, radios), help);
@@ -602,7 +604,7 @@ function renderContext() {
         const what = changeSummary(s.messages[src], m);
         if (what) badges.push({ text: `cleaned: ${what}`, kind: "cleaned", title: "changed by completed-turn cleaning" });
       }
-      meta.push(turnLink(t, k));
+      meta.push(turnLink(t));
       if (t.protected) meta.push(h("span", { class: "meta-note", title: "one of the protected recent turns" }, "protected"));
     } else if (src !== undefined) {
       meta.push(h("span", { class: "meta-note" }, "preamble"));
@@ -627,7 +629,7 @@ function renderContext() {
         "footer",
         { class: "stub-turns" },
         `Folded here (${run.length} turn${run.length > 1 ? "s" : ""}): `,
-        shown.map((x) => (x ? turnLink(x.t, x.k, "unfold") : h("span", {}, `… ${run.length - 7} more in the timeline …`))),
+        shown.map((x) => (x ? turnLink(x.t, "unfold") : h("span", {}, `… ${run.length - 7} more in the timeline …`))),
       );
       runStart = -1;
     }
@@ -640,7 +642,7 @@ function renderContext() {
   el.replaceChildren(...nodes);
 }
 
-function turnLink(t, k, verb) {
+function turnLink(t, verb) {
   return h(
     "button",
     { type: "button", class: "turn-link", title: `show turn ${t.id} in the timeline`, onclick: () => openTurn(t.id, true) },
@@ -924,7 +926,7 @@ async function boot() {
     createRunner(new URL("wasm/", ROOT)),
     ...SAMPLES.map((n) => fetchBytes(new URL(`samples/${n}`, ROOT)).catch(() => null)),
   ]);
-  SAMPLES.forEach((n, i) => samples[i] && state.samples.set(n, samples[i]));
+  for (const [i, n] of SAMPLES.entries()) if (samples[i]) state.samples.set(n, samples[i]);
   for (const b of document.querySelectorAll(".sample")) b.disabled = !state.samples.has(b.dataset.sample);
   state.runner = runner;
   state.schema = manifest.configSchema?.properties ?? {};

@@ -95,7 +95,7 @@ const shape = (msgs) =>
 // ---------------------------------------------------------------------------------------------
 // one scenario = one isolated host + one fake model + four turns in one session
 
-function turnPrompts(workspace, files) {
+function turnPrompts(files) {
   return [
     "CF-TURN-1: say hello.",
     `CF-TURN-2: please use the tool to read ${files[0].path} and report what it says.`,
@@ -127,7 +127,7 @@ async function runScenario({ name, slot, pluginConfig, inspect, pluginDir }) {
       }
       scenario.inspect = { ...run, json };
     }
-    for (const prompt of turnPrompts(host.workspace, files)) {
+    for (const prompt of turnPrompts(files)) {
       const reqBefore = fake.completions().length;
       const logBefore = readHostLog(host).length;
       const run = await agentTurn(host, prompt.text, { timeoutMs: 180_000, sessionKey: SESSION_KEY });

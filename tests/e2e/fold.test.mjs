@@ -389,7 +389,6 @@ describe("contextfold folds a long multi-topic session in the real openclaw host
   test("(2) FT12's request: recent turns verbatim, other topics as stubs, their long texts absent", () => {
     const t = turns[11];
     const { history } = splitAtPrompt(t.requests[0].body, t.tag);
-    const all = history.map(textOf).join("\n");
     // protected recent turns (FT10, FT11) verbatim
     for (const r of turns.slice(9, 11)) {
       assert.ok(

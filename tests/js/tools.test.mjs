@@ -73,7 +73,7 @@ function writeTranscript(sessionId, messages, agentId = "main") {
   const dir = path.join(HOST, "agents", agentId, "sessions");
   mkdirSync(dir, { recursive: true });
   const lines = [JSON.stringify({ type: "session", version: 4, id: sessionId, timestamp: "2026-11-30T00:00:00.000Z", cwd: "/" })];
-  messages.forEach((m, i) =>
+  for (const [i, m] of messages.entries()) {
     lines.push(
       JSON.stringify({
         type: "message",
@@ -82,8 +82,8 @@ function writeTranscript(sessionId, messages, agentId = "main") {
         timestamp: "2026-11-30T00:00:00.000Z",
         message: m,
       }),
-    ),
-  );
+    );
+  }
   const file = path.join(dir, `${sessionId}.jsonl`);
   writeFileSync(file, lines.join("\n") + "\n");
   return file;
@@ -502,9 +502,10 @@ test("context_summarize: summaries now (heuristic without an LLM), stored, and t
     ],
     runtime: {
       llm: {
-        complete: async (p) => (
-          calls.push(p), { text: "the user asked about rust lifetimes; answered with cargo advice", usage: { inputTokens: 10, outputTokens: 10 } }
-        ),
+        complete: async (p) => {
+          calls.push(p);
+          return { text: "the user asked about rust lifetimes; answered with cargo advice", usage: { inputTokens: 10, outputTokens: 10 } };
+        },
       },
     },
   });

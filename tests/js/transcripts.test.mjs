@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync, appendFileSync, readFileSync, existsSync, rmSync, createWriteStream, statSync } from "node:fs";
+import { mkdtempSync, writeFileSync, appendFileSync, existsSync, rmSync, createWriteStream, statSync } from "node:fs";
 import { once } from "node:events";
 import os from "node:os";
 import path from "node:path";
@@ -494,6 +494,7 @@ function measured(args) {
       wrap,
       'import { pathToFileURL } from "node:url";\n' +
         "const cli = process.argv[2];\nprocess.argv.splice(1, 1);\n" +
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the wrapper's own source text
         'process.on("exit", () => process.stderr.write(`\\nMaximum resident set size (kbytes): ${process.resourceUsage().maxRSS}\\n`));\n' +
         "await import(pathToFileURL(cli).href);\n",
     );
