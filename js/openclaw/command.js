@@ -17,7 +17,7 @@ const HELP = [
 
 /**
  * Registers the command. `impl` supplies what it shows: `{openLive, statusReport, explain,
- * topics}` (from tools.js, passed in so this module has no dependency cycle).
+ * topics}` (from tools/index.js, passed in so this module has no dependency cycle).
  */
 export function registerStatusCommand(api, getDeps, impl) {
   if (typeof api?.registerCommand !== "function") return false;

@@ -5,7 +5,7 @@ import { definePluginEntry } from "openclaw/plugin-sdk/plugin-entry";
 import { buildMemorySystemPromptAddition } from "openclaw/plugin-sdk/core";
 import { createEngine, ENGINE_ID } from "./engine.js";
 import { resolveStateDir } from "./store.js";
-import { registerTools } from "./tools.js";
+import { registerTools } from "./tools/index.js";
 
 const manifest = JSON.parse(readFileSync(new URL("../../openclaw.plugin.json", import.meta.url), "utf8"));
 

@@ -284,7 +284,7 @@ describe("contextfold folds a long multi-topic session in the real openclaw host
     const snapshotProblem = pluginProblem(pluginDir);
     if (snapshotProblem) throw new Error(`snapshot of ${PLUGIN_DIR}: ${snapshotProblem}`);
     // the package's own rendering of a recovered message (what context_engine_recover prints)
-    ({ renderMessage } = await import(pathToFileURL(path.join(pluginDir, "js", "openclaw", "tools.js")).href));
+    ({ renderMessage } = await import(pathToFileURL(path.join(pluginDir, "js", "openclaw", "tools", "index.js")).href));
     fake = await startFakeModel({ logFile: path.join(root, "model-requests.jsonl"), args: ["--long-answers"] });
     const hostRoot = path.join(root, "host");
     fs.mkdirSync(hostRoot);
