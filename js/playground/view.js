@@ -1,5 +1,15 @@
 // How the playground shows messages: every message shape the engine accepts (OpenClaw,
-// OpenAI, Anthropic) as a role and a list of parts. Pure DOM building, no state.
+// OpenAI, Anthropic) as a role and a list of parts; and the page's small DOM and number
+// helpers. Pure DOM building, no state.
+
+/** The page element with this id. */
+export const $ = (id) => document.getElementById(id);
+
+/** A number with thousands separators. */
+export const fmt = (n) => Number(n).toLocaleString("en");
+const compact = new Intl.NumberFormat("en", { notation: "compact", maximumFractionDigits: 2 });
+/** Exact below 100,000, compact above (1.31M): for the cards. */
+export const short = (n) => (Math.abs(n) < 100000 ? fmt(n) : compact.format(n));
 
 /** Creates an element: `h("div", {class: "x", onclick}, child, "text", …)`. */
 export function h(tag, attrs = {}, ...children) {
