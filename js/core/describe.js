@@ -2,6 +2,7 @@
 
 const PREVIEW = 60;
 
+/** @param {any} p a message part */
 function partLabel(p) {
   switch (p?.type) {
     case "text":
@@ -22,17 +23,24 @@ function partLabel(p) {
   }
 }
 
+/**
+ * @param {any} m
+ * @returns {string}
+ */
 function textOf(m) {
   if (typeof m.content === "string") return m.content;
   if (Array.isArray(m.content))
     return m.content
-      .filter((p) => p?.type === "text")
-      .map((p) => p.text)
+      .filter((/** @type {any} */ p) => p?.type === "text")
+      .map((/** @type {any} */ p) => p.text)
       .join(" ");
   return m.summary ?? m.command ?? "";
 }
 
-/** `role [parts] "preview…"` */
+/**
+ * `role [parts] "preview…"`
+ * @param {any} m a message of any shape
+ */
 export function describeMessage(m) {
   const role = m?.role ?? "?";
   const parts = Array.isArray(m?.content) ? m.content.map(partLabel).filter(Boolean) : [];

@@ -4,6 +4,11 @@
 // budget; every LLM failure falls back to the core's deterministic heuristics.
 import { parseSubtopic } from "./llm.js";
 
+/** @import { Message } from "../core/types.js" */
+/** @import { Core } from "../core/core.js" */
+/** @import { Complete, LlmBudget } from "./llm.js" */
+/** @import { LiveSession } from "./live.js" */
+
 const SUMMARY_PROMPT =
   "Summarize this earlier conversation turn for an assistant that will continue the conversation. " +
   "Keep every identifier, file path, URL, number, date, name, error and decision, and any request still open. " +
@@ -13,6 +18,7 @@ const SUMMARY_PROMPT =
  * True when an LLM answer can stand in for a turn as its summary: at least 10 characters, and
  * at least half of its non-space characters letters or digits (prose in any script, with
  * identifiers and numbers), not noise.
+ * @param {unknown} text
  */
 export function usableSummary(text) {
   const visible = String(text ?? "").replace(/\s+/g, "");
@@ -20,8 +26,12 @@ export function usableSummary(text) {
   return visible.length >= 10 && alnum * 2 >= visible.length;
 }
 
-/** Renders a turn's messages as plain text for an LLM prompt (bounded). */
+/**
+ * Renders a turn's messages as plain text for an LLM prompt (bounded).
+ * @param {any[]} messages
+ */
 export function turnAsText(messages, maxChars = 12_000) {
+  /** @type {string[]} */
   const lines = [];
   for (const m of messages) {
     const role = m?.role ?? "?";
@@ -39,8 +49,12 @@ export function turnAsText(messages, maxChars = 12_000) {
   return text;
 }
 
-/** The messages of each turn of the last assembled request, by turn id. */
+/**
+ * The messages of each turn of the last assembled request, by turn id.
+ * @param {LiveSession} live
+ */
 export function turnMessages(live) {
+  /** @type {Map<string, Message[]>} */
   const out = new Map();
   const r = live.lastAssemble?.result;
   const msgs = live.lastMessages;
@@ -50,8 +64,20 @@ export function turnMessages(live) {
 }
 
 /**
- * Summarizes queued turns. Returns how many summaries were made.
- * @param {import("./live.js").LiveSession} live
+ * Summarizes queued turns (`turnIds`, else the session's queue). Returns how many summaries
+ * were made.
+ * @param {LiveSession} live
+ * @param {object} o
+ * @param {Core} o.core
+ * @param {LlmBudget} o.llm
+ * @param {Complete} [o.complete]
+ * @param {boolean} o.autoSummarize
+ * @param {string} [o.summaryModel]
+ * @param {string[]} [o.turnIds]
+ * @param {Map<string, Message[]>} [o.messagesById]  the turns' messages (default: the last request's)
+ * @param {AbortSignal} [o.signal]
+ * @param {number} o.deadline  a Date.now() value
+ * @param {number} [o.maxIterations]
  */
 export async function summarizeQueued(live, { core, llm, complete, autoSummarize, summaryModel, turnIds, messagesById, signal, deadline, maxIterations = 20 }) {
   const queue = [...(turnIds ?? live.pendingSummaries ?? [])].filter((id) => !live.summaries[id]);
@@ -92,6 +118,8 @@ export async function summarizeQueued(live, { core, llm, complete, autoSummarize
 /**
  * Labels the newest turn's sub-topic with one small LLM call (~150 tokens in). Without an
  * LLM, or when it fails, the heuristic label (the turn's fine-grained lexical segment) is used.
+ * @param {LiveSession} live
+ * @param {{llm: LlmBudget, complete?: Complete, heuristic?: (turnId: string) => Promise<string | null>, signal?: AbortSignal}} o
  */
 export async function labelSubtopic(live, { llm, complete, heuristic, signal }) {
   const r = live.lastAssemble?.result;
@@ -121,7 +149,11 @@ export async function labelSubtopic(live, { llm, complete, heuristic, signal }) 
   return true;
 }
 
-/** Parses the boundary judge's answer: `{"sameTopic": bool}`. */
+/**
+ * Parses the boundary judge's answer: `{"sameTopic": bool}`.
+ * @param {string | null | undefined} text
+ * @returns {boolean | null}
+ */
 export function parseSameTopic(text) {
   const m = /\{[\s\S]*\}/.exec(text ?? "");
   if (!m) return null;
@@ -137,6 +169,8 @@ export function parseSameTopic(text) {
  * LLM confirmation of the newest lexical topic boundary: one small call asks whether the turn
  * that opened the newest topic really changed the subject; "same" removes the boundary.
  * Each boundary is judged once; without an LLM the lexical boundaries stand.
+ * @param {LiveSession} live
+ * @param {{llm: LlmBudget, complete?: Complete, signal?: AbortSignal}} o
  */
 export async function confirmBoundary(live, { llm, complete, signal }) {
   if (!complete || llm.exhausted) return false;

@@ -4,7 +4,10 @@
 
 export class ToolError extends Error {}
 
-/** The first line of an error's message. */
+/**
+ * The first line of an error's message.
+ * @param {any} err
+ */
 export function oneLine(err) {
   return String(err?.message ?? err).split("\n")[0];
 }

@@ -11,7 +11,14 @@ import { STRATEGIES, TURN_ID, obj } from "./schema.js";
 import { TOOL_DEADLINE_MS, currentMessages, findTurn, indexOf, originalMessages, pinnedInIndex, pinsOf, preview, protectedCount, syncNote } from "./session.js";
 import { fmt } from "./render.js";
 
-/** context_prune, context_summarize and context_engine_compact. */
+/** @import { ToolDef } from "./session.js" */
+/** @import { IndexTurn } from "../../core/types.js" */
+/** @import { LiveState } from "../live.js" */
+
+/**
+ * context_prune, context_summarize and context_engine_compact.
+ * @returns {ToolDef[]}
+ */
 export function foldTools() {
   return [
     {
@@ -33,6 +40,7 @@ export function foldTools() {
       }),
       async run({ s, core }, p) {
         const note = await syncNote(s);
+        /** @type {Partial<NonNullable<LiveState["prune"]>>} */
         const saved = s.state.prune ?? {};
         const strategy = p.strategy ?? saved.strategy ?? "fifo";
         // the saved defaults belong to the saved strategy
@@ -53,6 +61,7 @@ export function foldTools() {
         // what each turn costs in the next request as planned now (cleaned, pins and config applied)
         const budget = s.lastAssemble?.budget;
         const planned = await preview(s, messages, budget);
+        /** @type {Record<string, number>} */
         const turnTokens = {};
         for (const t of planned.turns ?? []) turnTokens[t.id] = t.tokensAfter;
         const r = core.prune({
@@ -113,7 +122,7 @@ export function foldTools() {
         const index = await indexOf(s);
         const pins = pinsOf(s);
         const protectedFrom = index.turns.length - Math.max(1, protectedCount(s));
-        const isProtected = (t) => index.turns.indexOf(t) >= protectedFrom || pinnedInIndex(pins, t);
+        const isProtected = (/** @type {IndexTurn} */ t) => index.turns.indexOf(t) >= protectedFrom || pinnedInIndex(pins, t);
         let turns;
         const skipped = [];
         if (p.turnIds) {
@@ -171,8 +180,15 @@ export function foldTools() {
       parameters: obj({}),
       async run({ s, deps, ident, signal }) {
         const engine = createEngine(deps);
-        const r = await engine.compact({ ...ident, sessionKey: s.sessionKey, tokenBudget: s.lastAssemble?.budget, abortSignal: signal });
-        const res = r.result;
+        // the engine's compact needs the session key only (a tool context may have no session id)
+        const params = /** @type {Parameters<typeof engine.compact>[0]} */ ({
+          ...ident,
+          sessionKey: s.sessionKey,
+          tokenBudget: s.lastAssemble?.budget,
+          abortSignal: signal,
+        });
+        const r = await engine.compact(params);
+        const res = /** @type {any} */ (r.result);
         const text = r.ok
           ? `${r.compacted ? "compacted" : "nothing compacted"}: ${r.reason ?? ""}${res ? `; ~${fmt(res.tokensBefore)} → ~${fmt(res.tokensAfter)} tokens, ${res.details?.folded ?? 0} turns folded in all` : ""}`
           : `compaction failed: ${r.reason}`;

@@ -26,6 +26,9 @@ import { settingsTools } from "./settings.js";
 import { inspectTools } from "./inspect.js";
 import { sessionIndexTools } from "./session-index.js";
 
+/** @import { EngineDeps, OpenSession, PluginApi } from "../engine.js" */
+/** @import { ToolContext, ToolDef } from "./session.js" */
+
 export { ToolError } from "./errors.js";
 export { checkSchema } from "./schema.js";
 export { MAX_PAGE_SIZE, MAX_TEXT_BYTES, capText } from "./paging.js";
@@ -52,7 +55,10 @@ export const TOOL_NAMES = Object.freeze([
   "session_index_read_raw",
 ]);
 
-/** Every tool's definition, in the order of TOOL_NAMES. */
+/**
+ * Every tool's definition, in the order of TOOL_NAMES.
+ * @returns {ToolDef[]}
+ */
 function defineTools() {
   const byName = new Map([...statsTools(), ...foldTools(), ...settingsTools(), ...inspectTools(), ...sessionIndexTools()].map((d) => [d.name, d]));
   return TOOL_NAMES.map((name) => {
@@ -68,6 +74,8 @@ function defineTools() {
 /**
  * Builds the tools for one tool context. `getDeps` returns the engine's deps (resolved per
  * use: the plugin config hot-reloads).
+ * @param {any} toolCtx the host's tool context of the run (its session identity)
+ * @param {() => EngineDeps} getDeps
  */
 export function createTools(toolCtx, getDeps) {
   return defineTools().map((def) => ({
@@ -75,6 +83,11 @@ export function createTools(toolCtx, getDeps) {
     label: def.name,
     description: def.description,
     parameters: def.parameters,
+    /**
+     * @param {string} _toolCallId
+     * @param {Record<string, any> | undefined} params
+     * @param {AbortSignal} [signal]
+     */
     async execute(_toolCallId, params, signal) {
       const args = params ?? {};
       const bad = checkSchema(def.parameters, args, "arguments");
@@ -86,7 +99,7 @@ export function createTools(toolCtx, getDeps) {
         const core = await loadCore();
         const out = await def.run({ s, core, deps, ident, signal, key: sessionKeyOf(ident) }, args);
         const { text } = capText(out.text);
-        return { content: [{ type: "text", text }], details: boundDetails(out.details) };
+        return { content: [{ type: /** @type {const} */ ("text"), text }], details: boundDetails(out.details) };
       } catch (err) {
         if (err instanceof ToolError) throw new ToolError(`${def.name}: ${err.message}`);
         throw new Error(`${def.name} failed: ${oneLine(err)}`);
@@ -95,18 +108,28 @@ export function createTools(toolCtx, getDeps) {
   }));
 }
 
-/** Registers the agent tools (one factory for all names) and the /contextfold command. */
+/**
+ * Registers the agent tools (one factory for all names) and the /contextfold command.
+ * @param {PluginApi} api
+ * @param {() => EngineDeps} getDeps
+ */
 export function registerTools(api, getDeps) {
   api.registerTool((toolCtx) => createTools(toolCtx, getDeps), { names: [...TOOL_NAMES] });
   registerStatusCommand(api, getDeps, { openLive, statusReport, explain: explainText, topics: topicsText });
 }
 
-async function explainText(s) {
-  const tool = defineTools().find((t) => t.name === "context_engine_explain");
-  return (await tool.run({ s }, { pageSize: 30 })).text;
+/**
+ * The text of one tool that reads only the session (explain, topics), for the command.
+ * @param {string} name
+ * @param {OpenSession} s
+ * @param {Record<string, any>} args
+ */
+async function sessionToolText(name, s, args) {
+  const tool = /** @type {ToolDef} */ (defineTools().find((t) => t.name === name));
+  return (await tool.run(/** @type {ToolContext} */ ({ s }), args)).text;
 }
 
-async function topicsText(s) {
-  const tool = defineTools().find((t) => t.name === "context_engine_topics");
-  return (await tool.run({ s }, { pageSize: 20 })).text;
-}
+/** @param {OpenSession} s */
+const explainText = (s) => sessionToolText("context_engine_explain", s, { pageSize: 30 });
+/** @param {OpenSession} s */
+const topicsText = (s) => sessionToolText("context_engine_topics", s, { pageSize: 20 });

@@ -11,7 +11,12 @@ import { OFFSET, PAGE, TURN_ID, obj, pageSize } from "./schema.js";
 import { TOOL_DEADLINE_MS, currentMessages, findTurn, hashId, indexOf, originalMessages, preview, syncNote } from "./session.js";
 import { fmt, renderMessage } from "./render.js";
 
-/** context_engine_recover, _assemble, _explain, _topics and _detect_subtopics. */
+/** @import { ToolDef } from "./session.js" */
+
+/**
+ * context_engine_recover, _assemble, _explain, _topics and _detect_subtopics.
+ * @returns {ToolDef[]}
+ */
 export function inspectTools() {
   return [
     {
@@ -90,8 +95,9 @@ export function inspectTools() {
           if (p.includeContent) {
             const [a, b] = t.range;
             for (const st of r.steps.filter((x) => x.source !== undefined && x.source >= a && x.source < b)) {
-              const m = st.message ?? messages[st.source];
-              lines.push(renderMessage(m, st.source + 1).replace(/^/gm, "    "));
+              const src = /** @type {number} */ (st.source);
+              const m = st.message ?? messages[src];
+              lines.push(renderMessage(m, src + 1).replace(/^/gm, "    "));
             }
           }
         }
@@ -185,6 +191,7 @@ export function inspectTools() {
         const labels = s.state.subtopics ?? {};
         const rows = topics.map((tp) => {
           const turns = index.turns.slice(tp.firstTurn, tp.lastTurn + 1);
+          /** @type {{label: string | null, firstTurnId: string, lastTurnId: string, turns: number}[]} */
           const subs = [];
           for (const t of turns) {
             const label = labels[t.id] ?? null;
@@ -242,6 +249,7 @@ export function inspectTools() {
         const complete = useLlm ? pickComplete(undefined, deps.api) : undefined;
         // the core's deterministic labels: each topic split where the vocabulary shifts
         const heuristic = w.heuristicSubtopics();
+        /** @type {Record<string, string>} */
         const made = {};
         let byLlm = 0;
         const deadline = Date.now() + TOOL_DEADLINE_MS;

@@ -1,7 +1,11 @@
 // How the tools write messages and numbers for a reader: one message as complete text
 // (every part, nothing summarized), numbers with thousands separators.
 
-/** A readable, complete rendering of one message. */
+/**
+ * A readable, complete rendering of one message.
+ * @param {any} m a message of any shape
+ * @param {number} n its number in the listing (1-based)
+ */
 export function renderMessage(m, n) {
   const role = m?.role ?? "?";
   const head = `--- [${n}] ${role}${m?.toolName ? ` (${m.toolName})` : ""}${m?.isError ? " error" : ""}${m?.customType ? ` ${m.customType}` : ""} ---`;
@@ -40,4 +44,4 @@ export function renderMessage(m, n) {
 }
 
 /** A number with thousands separators (en-US); anything else as a string. */
-export const fmt = (n) => (typeof n === "number" ? n.toLocaleString("en-US") : String(n));
+export const fmt = (/** @type {unknown} */ n) => (typeof n === "number" ? n.toLocaleString("en-US") : String(n));

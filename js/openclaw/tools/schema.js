@@ -3,13 +3,25 @@
 // says what is wrong with a value; it never coerces or fills in defaults.
 import { MAX_PAGE_SIZE } from "./paging.js";
 
+/**
+ * A JSON Schema, as far as the tools use it.
+ * @typedef {{type?: string, properties?: Record<string, JsonSchema>, required?: string[], additionalProperties?: boolean, enum?: unknown[], minLength?: number, maxLength?: number, minimum?: number, maximum?: number, exclusiveMinimum?: number, minItems?: number, maxItems?: number, items?: JsonSchema, description?: string, default?: unknown}} JsonSchema
+ */
+
+/** @param {unknown} v */
 function typeName(v) {
   if (v === null) return "null";
   if (Array.isArray(v)) return "array";
   return typeof v;
 }
 
-/** Returns an error message, or null when `value` fits `schema`. */
+/**
+ * Returns an error message, or null when `value` fits `schema`.
+ * @param {JsonSchema} schema
+ * @param {any} value
+ * @param {string} where the value's name in the message (`arguments`, `arguments.page`, …)
+ * @returns {string | null}
+ */
 export function checkSchema(schema, value, where) {
   const t = schema.type;
   if (t === "object") {
@@ -66,7 +78,7 @@ export function checkSchema(schema, value, where) {
 
 export const STRATEGIES = ["fifo", "sliding-window", "importance"];
 export const PAGE = { type: "integer", minimum: 1, maximum: 100000, description: "Page number, 1-based (default 1)." };
-export const pageSize = (dflt) => ({
+export const pageSize = (/** @type {number} */ dflt) => ({
   type: "integer",
   minimum: 1,
   maximum: MAX_PAGE_SIZE,
@@ -84,4 +96,10 @@ export const OFFSET = {
   maximum: 1_000_000_000,
   description: "Character offset into this page's text, to continue a result that was cut at 64 KB (default 0).",
 };
+/**
+ * The schema of an arguments object: these properties, no others, `required` ones required.
+ * @param {Record<string, JsonSchema>} properties
+ * @param {string[]} [required]
+ * @returns {JsonSchema}
+ */
 export const obj = (properties, required = []) => ({ type: "object", additionalProperties: false, properties, ...(required.length ? { required } : {}) });

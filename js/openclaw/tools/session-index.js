@@ -7,7 +7,13 @@ import { OFFSET, PAGE, TURN_ID, obj, pageSize } from "./schema.js";
 import { breakdownTotals, findTurn, indexOf, pinnedInIndex, pinsOf, protectedCount, rawLines, syncNote } from "./session.js";
 import { fmt } from "./render.js";
 
-/** session_index_build, session_index_query and session_index_read_raw. */
+/** @import { ToolDef } from "./session.js" */
+/** @import { IndexTurn } from "../../core/types.js" */
+
+/**
+ * session_index_build, session_index_query and session_index_read_raw.
+ * @returns {ToolDef[]}
+ */
 export function sessionIndexTools() {
   return [
     {
@@ -50,7 +56,7 @@ export function sessionIndexTools() {
       async run({ s }, p) {
         const note = await syncNote(s);
         const index = await indexOf(s);
-        const row = (t) => ({
+        const row = (/** @type {IndexTurn} */ t) => ({
           id: t.id,
           tokens: t.tokens.total,
           tools: t.tools,
@@ -59,10 +65,11 @@ export function sessionIndexTools() {
           assistant: t.assistantPreview,
           compacted: t.compacted || undefined,
         });
-        const line = (x) =>
+        const line = (/** @type {ReturnType<typeof row>} */ x) =>
           `${x.id}  ~${fmt(x.tokens)} tok  ${x.entries} entries${x.tools.length ? `  [${x.tools.join(", ")}]` : ""}  ${JSON.stringify(x.user)}${x.compacted ? "  (compacted by the host)" : ""}`;
         if (p.query === "stats") {
           const totals = breakdownTotals(index);
+          /** @type {Record<string, number>} */
           const tools = {};
           for (const t of index.turns) for (const x of t.tools) tools[x] = (tools[x] ?? 0) + 1;
           const details = {

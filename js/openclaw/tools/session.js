@@ -7,12 +7,46 @@ import { readFileSync } from "node:fs";
 import { ToolError, oneLine } from "./errors.js";
 import { turnMessages } from "../background.js";
 
+/** @import { IndexTurn, Message, Pins, SessionIndex, TokenBreakdown } from "../../core/types.js" */
+/** @import { Core } from "../../core/core.js" */
+/** @import { EngineDeps, OpenSession, SessionIdentity } from "../engine.js" */
+
+/**
+ * What a tool's `run` gets: the calling session (opened as the engine opens it), the core
+ * instance, the engine's deps, the session identity and key, and the call's abort signal.
+ * @typedef {object} ToolContext
+ * @property {OpenSession} s
+ * @property {Core} core
+ * @property {EngineDeps} deps
+ * @property {SessionIdentity} ident
+ * @property {AbortSignal} [signal]
+ * @property {string} key
+ */
+/**
+ * A tool's answer: the text the agent reads (capped at 64 KB) and structured details.
+ * @typedef {{text: string, details: any}} ToolOutput
+ */
+/**
+ * One agent tool: its name, description, JSON Schema of its arguments, and what it does
+ * with arguments that fit the schema.
+ * @typedef {object} ToolDef
+ * @property {string} name
+ * @property {string} description
+ * @property {Record<string, any>} parameters
+ * @property {(ctx: ToolContext, args: Record<string, any>) => Promise<ToolOutput>} run
+ */
+
 const manifest = JSON.parse(readFileSync(new URL("../../../openclaw.plugin.json", import.meta.url), "utf8"));
 /** The plugin's config schema (openclaw.plugin.json): keys, types and defaults. */
 export const CONFIG_SCHEMA = manifest.configSchema;
 /** How long one tool call may spend on LLM calls (summaries, labels). */
 export const TOOL_DEADLINE_MS = 60_000;
 
+/**
+ * The session identity of a tool call's context; a call without a session is refused.
+ * @param {any} toolCtx the host's tool context
+ * @returns {SessionIdentity}
+ */
 export function identityOf(toolCtx) {
   const sessionKey = toolCtx?.sessionKey;
   const sessionId = toolCtx?.sessionId;
@@ -21,6 +55,11 @@ export function identityOf(toolCtx) {
   return { ...(sessionKey ? { sessionKey } : {}), ...(sessionId ? { sessionId } : {}), sessionTarget: target };
 }
 
+/**
+ * Refreshes the index from the transcript; a note for the result when that failed.
+ * @param {OpenSession} s
+ * @returns {Promise<string | null>}
+ */
 export async function syncNote(s) {
   try {
     await s.sync();
@@ -30,13 +69,22 @@ export async function syncNote(s) {
   }
 }
 
+/**
+ * @param {OpenSession} s
+ * @returns {Promise<SessionIndex>}
+ */
 export async function indexOf(s) {
   return (await s.session()).index();
 }
 
 /** The hash id the planner gives a turn it does not know by entry id. */
-export const hashId = (t) => `h${t.key}`;
+export const hashId = (/** @type {IndexTurn} */ t) => `h${t.key}`;
 
+/**
+ * The index turn with this id (entry id or hash id); an unknown id is the caller's error.
+ * @param {SessionIndex} index
+ * @param {string} turnId
+ */
 export function findTurn(index, turnId) {
   const t = index.turns.find((x) => x.id === turnId || hashId(x) === turnId);
   if (!t) {
@@ -48,7 +96,11 @@ export function findTurn(index, turnId) {
   return t;
 }
 
-/** Messages of the session's active branch as the next request would carry them. */
+/**
+ * Messages of the session's active branch as the next request would carry them.
+ * @param {OpenSession} s
+ * @returns {Promise<{messages: Message[], source: string}>}
+ */
 export async function currentMessages(s) {
   if (s.transcript) {
     try {
@@ -61,14 +113,19 @@ export async function currentMessages(s) {
   return { messages: s.lastMessages ?? [], source: s.lastMessages ? "last request" : "none" };
 }
 
-/** The planner over `messages` without changing the session's sticky decisions. */
+/**
+ * The planner over `messages` without changing the session's sticky decisions.
+ * @param {OpenSession} s
+ * @param {Message[]} messages
+ * @param {number | null | undefined} budget
+ */
 export async function preview(s, messages, budget) {
   const w = await s.session();
   const before = w.folded();
   // a history that ends with a finished answer is planned as the host sends it: complete,
   // with the next prompt to come (an empty prompt says so); else its last turn is live
   const last = messages[messages.length - 1];
-  const calls = Array.isArray(last?.content) && last.content.some((p) => p?.type === "toolCall" || p?.type === "tool_use");
+  const calls = Array.isArray(last?.content) && last.content.some((/** @type {any} */ p) => p?.type === "toolCall" || p?.type === "tool_use");
   const finished = last?.role === "assistant" && !calls && !last.tool_calls?.length;
   try {
     return w.assemble({ messages, prompt: finished ? "" : null, budget: budget ?? null });
@@ -77,14 +134,19 @@ export async function preview(s, messages, budget) {
   }
 }
 
-/** Original messages of the given index turns, read from the transcript (exact). */
+/**
+ * Original messages of the given index turns, read from the transcript (exact).
+ * @param {OpenSession} s
+ * @param {IndexTurn[]} turns
+ */
 export async function originalMessages(s, turns) {
+  /** @type {Map<string, Message[]>} */
   const out = new Map();
   const tr = s.transcript;
   if (tr?.kind === "jsonl") {
     for (const t of turns) {
       const refs = t.entries.filter((r) => Array.isArray(r.range));
-      const lines = await tr.readRanges(refs.map((r) => r.range));
+      const lines = await tr.readRanges(refs.map((r) => /** @type {[number, number]} */ (r.range)));
       out.set(t.id, lines.map((l) => JSON.parse(l).message).filter(Boolean));
     }
     return out;
@@ -96,7 +158,7 @@ export async function originalMessages(s, turns) {
         t.id,
         lines
           .filter(Boolean)
-          .map((l) => JSON.parse(l).message)
+          .map((l) => JSON.parse(/** @type {string} */ (l)).message)
           .filter(Boolean),
       );
     }
@@ -110,12 +172,16 @@ export async function originalMessages(s, turns) {
   return out;
 }
 
-/** The raw stored lines of a turn: exact JSONL bytes, or the stored event JSON. */
+/**
+ * The raw stored lines of a turn: exact JSONL bytes, or the stored event JSON.
+ * @param {OpenSession} s
+ * @param {IndexTurn} turn
+ */
 export async function rawLines(s, turn) {
   const tr = s.transcript;
   if (tr?.kind === "jsonl") {
     const refs = turn.entries.filter((r) => Array.isArray(r.range));
-    return { source: "jsonl", ids: refs.map((r) => r.id), lines: await tr.readRanges(refs.map((r) => r.range)) };
+    return { source: "jsonl", ids: refs.map((r) => r.id), lines: await tr.readRanges(refs.map((r) => /** @type {[number, number]} */ (r.range))) };
   }
   if (tr?.kind === "sqlite") {
     const ids = turn.entries.map((r) => r.id);
@@ -124,23 +190,44 @@ export async function rawLines(s, turn) {
   throw new ToolError("this session's transcript is not readable here (no transcript found for its session id)");
 }
 
+/**
+ * The session's tokens by role and part type, summed over its turns.
+ * @param {SessionIndex} index
+ * @returns {TokenBreakdown}
+ */
 export function breakdownTotals(index) {
   const sum = { total: 0, user: 0, assistant: 0, toolResult: 0, other: 0, text: 0, thinking: 0, toolCall: 0, image: 0 };
-  for (const t of index.turns) for (const k of Object.keys(sum)) sum[k] += t.tokens?.[k] ?? 0;
+  const keys = /** @type {(keyof TokenBreakdown)[]} */ (Object.keys(sum));
+  for (const t of index.turns) for (const k of keys) sum[k] += t.tokens?.[k] ?? 0;
   return sum;
 }
 
+/**
+ * How many recent turns are never folded (preserveRecentMessages).
+ * @param {OpenSession} s
+ * @returns {number}
+ */
 export function protectedCount(s) {
   const n = s.config?.preserveRecentMessages;
   return Number.isInteger(n) ? n : CONFIG_SCHEMA.properties.preserveRecentMessages.default;
 }
 
+/**
+ * A copy of the session's pins.
+ * @param {OpenSession} s
+ * @returns {Pins}
+ */
 export function pinsOf(s) {
+  /** @type {Partial<Pins>} */
   const p = s.state.pins ?? {};
   return { turnIds: [...(p.turnIds ?? [])], tools: [...(p.tools ?? [])], patterns: [...(p.patterns ?? [])] };
 }
 
-/** Whether an index turn matches the pins (tools and patterns judged on the indexed text). */
+/**
+ * Whether an index turn matches the pins (tools and patterns judged on the indexed text).
+ * @param {Pins} pins
+ * @param {IndexTurn} t
+ */
 export function pinnedInIndex(pins, t) {
   if (pins.turnIds.includes(t.id) || pins.turnIds.includes(hashId(t))) return true;
   if (pins.tools.some((x) => t.tools.includes(x))) return true;

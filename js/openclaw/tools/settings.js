@@ -7,12 +7,21 @@ import { ToolError, oneLine } from "./errors.js";
 import { STRATEGIES, TURN_ID, checkSchema, obj } from "./schema.js";
 import { CONFIG_SCHEMA, findTurn, hashId, indexOf, pinnedInIndex, pinsOf, syncNote } from "./session.js";
 
+/** @import { ToolDef } from "./session.js" */
+/** @import { LiveState } from "../live.js" */
+
 /** Config keys that cannot change at runtime (where records live is fixed per process). */
 const READ_ONLY_KEYS = new Set(["stateDir"]);
 
-/** The plugin config merged over defaults, then the session's runtime overrides. */
+/**
+ * The plugin config merged over defaults, then the session's runtime overrides.
+ * @param {Record<string, unknown> | undefined} pluginConfig
+ * @param {Record<string, unknown>} overrides
+ */
 function effectiveConfig(pluginConfig, overrides) {
+  /** @type {Record<string, unknown>} */
   const out = {};
+  /** @type {Record<string, string>} */
   const source = {};
   for (const [k, sch] of Object.entries(CONFIG_SCHEMA.properties)) {
     if (sch.default !== undefined) {
@@ -31,7 +40,10 @@ function effectiveConfig(pluginConfig, overrides) {
   return { config: out, source };
 }
 
-/** context_pin, context_config and context_set_strategy. */
+/**
+ * context_pin, context_config and context_set_strategy.
+ * @returns {ToolDef[]}
+ */
 export function settingsTools() {
   return [
     {
@@ -48,7 +60,9 @@ export function settingsTools() {
         await syncNote(s);
         const index = await indexOf(s);
         const pins = pinsOf(s);
+        /** @type {string[]} */
         const changes = [];
+        /** @type {(list: string[], value: string, what: string) => void} */
         const edit = (list, value, what) => {
           const has = list.includes(value);
           if (p.unpin) {
@@ -161,10 +175,12 @@ export function settingsTools() {
       async run({ s }, p) {
         await s.session();
         const previous = s.state.prune?.strategy ?? "fifo";
-        s.state.prune = Object.fromEntries(
-          Object.entries({ strategy: p.strategy, keepMessages: p.keepMessages, targetTokens: p.targetTokens, maxTurns: p.maxTurns }).filter(
-            ([, v]) => v !== undefined,
-          ),
+        s.state.prune = /** @type {LiveState["prune"]} */ (
+          Object.fromEntries(
+            Object.entries({ strategy: p.strategy, keepMessages: p.keepMessages, targetTokens: p.targetTokens, maxTurns: p.maxTurns }).filter(
+              ([, v]) => v !== undefined,
+            ),
+          )
         );
         await s.saveState();
         const hint =

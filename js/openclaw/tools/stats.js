@@ -6,7 +6,14 @@ import { breakdownTotals, indexOf, pinsOf, syncNote } from "./session.js";
 import { obj } from "./schema.js";
 import { fmt } from "./render.js";
 
-/** Everything `context_engine_status` reports, as `{text, details}`. */
+/** @import { ToolDef } from "./session.js" */
+/** @import { EngineDeps, OpenSession } from "../engine.js" */
+
+/**
+ * Everything `context_engine_status` reports, as `{text, details}`.
+ * @param {OpenSession} s
+ * @param {EngineDeps} deps
+ */
 export async function statusReport(s, deps) {
   const index = await indexOf(s);
   const key = s.sessionKey;
@@ -76,14 +83,17 @@ export async function statusReport(s, deps) {
     `caches: ${details.caches.summaries} summaries (${details.caches.llmSummaries} by LLM), ${details.caches.foldedTurns} folded turns, ${details.caches.subtopicLabels} sub-topic labels, ${details.caches.pins} pins`,
     `background queue: ${details.pendingSummaries.length} turn(s) waiting for a summary`,
     llm
-      ? `LLM budget left: ${fmt(details.llm.callsLeft)} calls, ${fmt(details.llm.tokensLeft)} tokens (used ${llm.calls} calls, ${llm.failures} failures${llm.lastError ? `, last error: ${llm.lastError}` : ""})`
+      ? `LLM budget left: ${fmt(details.llm?.callsLeft)} calls, ${fmt(details.llm?.tokensLeft)} tokens (used ${llm.calls} calls, ${llm.failures} failures${llm.lastError ? `, last error: ${llm.lastError}` : ""})`
       : "LLM budget: not used yet",
     s.lastFallback ? `last fallback: ${s.lastFallback.at}: ${s.lastFallback.reason}` : "last fallback: none",
   ];
   return { text: lines.join("\n"), details };
 }
 
-/** context_stats and context_engine_status. */
+/**
+ * context_stats and context_engine_status.
+ * @returns {ToolDef[]}
+ */
 export function statsTools() {
   return [
     {
@@ -100,7 +110,7 @@ export function statsTools() {
         const details = {
           lastRequest: r
             ? {
-                at: s.lastAssemble.at,
+                at: s.lastAssemble?.at,
                 messagesBefore: r.stats.clean.messagesBefore,
                 messagesAfter: r.stats.clean.messagesAfter,
                 tokensBefore: r.stats.clean.tokensBefore,
@@ -117,10 +127,10 @@ export function statsTools() {
             prefixStability: s.prefixStability ?? null,
           },
         };
-        const pct = (a, b) => (b ? Math.round((100 * a) / b) : 0);
+        const pct = (/** @type {number} */ a, /** @type {number} */ b) => (b ? Math.round((100 * a) / b) : 0);
         const lines = [
           r
-            ? `last request (${s.lastAssemble.at}): ${r.stats.clean.messagesBefore}→${r.stats.clean.messagesAfter} messages, ~${fmt(r.stats.clean.tokensBefore)}→~${fmt(r.estimatedTokens)} tokens (budget ${fmt(r.stats.budget)}, ${pct(r.stats.clean.tokensBefore - r.estimatedTokens, r.stats.clean.tokensBefore)}% saved)`
+            ? `last request (${s.lastAssemble?.at}): ${r.stats.clean.messagesBefore}→${r.stats.clean.messagesAfter} messages, ~${fmt(r.stats.clean.tokensBefore)}→~${fmt(r.estimatedTokens)} tokens (budget ${fmt(r.stats.budget)}, ${pct(r.stats.clean.tokensBefore - r.estimatedTokens, r.stats.clean.tokensBefore)}% saved)`
             : "last request: none planned in this process yet",
           `session: ${index.turns.length} turns, ~${fmt(totals.total)} tokens — by role: user ${fmt(totals.user)}, assistant ${fmt(totals.assistant)}, tool results ${fmt(totals.toolResult)}, other ${fmt(totals.other)}; by part: text ${fmt(totals.text)}, thinking ${fmt(totals.thinking)}, tool calls ${fmt(totals.toolCall)}, images ${fmt(totals.image)}`,
           `prune strategy: ${strategy}`,
