@@ -30,9 +30,25 @@ Logs and progress go to stderr. Exit codes: 0 ok, 1 bad input, 2 bad usage.`;
 
 class UsageError extends Error {}
 
+/** @import { ReadInput, TranscriptEntry } from "./core/readers.js" */
+/**
+ * The parsed command line.
+ * @typedef {{_: string[], format: string, json: boolean, help?: boolean, config?: string, budget?: number, prompt?: string, page?: number}} Args
+ */
+/**
+ * A read session: the input's messages, the transcript entries for the core's index
+ * (OpenClaw), its name, and with `keepBytes` the input's bytes.
+ * @typedef {Omit<ReadInput, "entries"> & {entries?: TranscriptEntry[], session: string, name: string, buf?: Buffer}} Session
+ */
+
 const VALUE_OPTS = new Set(["--format", "--config", "--budget", "--prompt", "--page"]);
 
+/**
+ * @param {string[]} argv
+ * @returns {Args}
+ */
 function parseArgs(argv) {
+  /** @type {Record<string, any> & {_: string[]}} */
   const args = { _: [], format: "auto", json: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -48,9 +64,10 @@ function parseArgs(argv) {
     if (args[k] !== undefined && !/^\d+$/.test(args[k])) throw new UsageError(`--${k} must be a non-negative integer`);
     if (args[k] !== undefined) args[k] = Number(args[k]);
   }
-  return args;
+  return /** @type {Args} */ (args);
 }
 
+/** @param {string} file */
 function readInput(file) {
   try {
     return file === "-" ? readFileSync(0) : readFileSync(file);
@@ -59,7 +76,10 @@ function readInput(file) {
   }
 }
 
-/** The core's part of a JSON config file (the plugin's config keys). */
+/**
+ * The core's part of a JSON config file (the plugin's config keys).
+ * @param {string | undefined} file
+ */
 function configFromFile(file) {
   if (!file) return {};
   let cfg;
@@ -72,6 +92,7 @@ function configFromFile(file) {
   return splitConfig(cfg).core;
 }
 
+/** @param {string} msg */
 function progress(msg) {
   if (process.stderr.isTTY || process.env.CONTEXTFOLD_PROGRESS) process.stderr.write(`… ${msg}\n`);
 }
@@ -80,6 +101,8 @@ function progress(msg) {
  * Reads a session: messages (active branch), transcript entries (for ids), session name; with
  * `keepBytes` also the input's bytes (recover). Otherwise they are not held, so a huge input
  * is in memory once less while the core works.
+ * @param {Args} args
+ * @returns {Session}
  */
 function loadSession(args, { keepBytes = false } = {}) {
   const file = args._[1];
@@ -95,6 +118,12 @@ function loadSession(args, { keepBytes = false } = {}) {
   return { ...r, entries, session, name, ...(keepBytes ? { buf } : {}) };
 }
 
+/**
+ * Runs a core call; its error is the input's (exit code 1).
+ * @template T
+ * @param {() => T} fn
+ * @returns {T}
+ */
 function coreCall(fn) {
   try {
     return fn();
@@ -103,11 +132,13 @@ function coreCall(fn) {
   }
 }
 
+/** @param {string} text */
 function out(text) {
   process.stdout.write(text);
   if (!text.endsWith("\n")) process.stdout.write("\n");
 }
 
+/** @param {Args} args */
 async function cmdClean(args) {
   const s = loadSession(args);
   const core = await loadCore();
@@ -128,10 +159,15 @@ async function cmdClean(args) {
   out(lines.join("\n"));
 }
 
+/**
+ * @param {number} before
+ * @param {number} after
+ */
 function pct(before, after) {
   return before ? Math.round((100 * (before - after)) / before) : 0;
 }
 
+/** @param {Args} args */
 async function cmdAssemble(args) {
   const s = loadSession(args);
   const core = await loadCore();
@@ -161,15 +197,20 @@ async function cmdAssemble(args) {
   out(lines.join("\n"));
 }
 
+/**
+ * @param {Session} s
+ * @param {Args} args
+ */
 async function indexOf(s, args) {
   if (!s.entries) throw new InputError(`${s.name}: ${args._[0]} needs an OpenClaw session JSONL (transcript entries with ids)`);
   const core = await loadCore();
   const live = coreCall(() => core.newSession(configFromFile(args.config)));
   progress(`indexing ${s.entries.length} entries`);
-  coreCall(() => live.rebuild(s.entries));
+  coreCall(() => live.rebuild(/** @type {TranscriptEntry[]} */ (s.entries)));
   return live;
 }
 
+/** @param {Args} args */
 async function cmdIndex(args) {
   const s = loadSession(args);
   const live = await indexOf(s, args);
@@ -184,6 +225,7 @@ async function cmdIndex(args) {
   out(lines.join("\n"));
 }
 
+/** @param {Args} args */
 async function cmdTopics(args) {
   const s = loadSession(args);
   const live = await indexOf(s, args);
@@ -201,6 +243,7 @@ async function cmdTopics(args) {
 
 const PAGE = 50;
 
+/** @param {Args} args */
 async function cmdRecover(args) {
   const s = loadSession(args, { keepBytes: true });
   const id = args._[2];
@@ -211,7 +254,8 @@ async function cmdRecover(args) {
   const page = args.page ?? 0;
   const refs = turn.entries.slice(page * PAGE, (page + 1) * PAGE);
   // The exact bytes of each line (a line that is not valid UTF-8 stays as it was).
-  const raw = refs.map((r) => s.buf.subarray(r.range[0], r.range[1]));
+  const buf = /** @type {Buffer} */ (s.buf);
+  const raw = refs.map((r) => buf.subarray(.../** @type {[number, number]} */ (r.range)));
   const pages = Math.max(1, Math.ceil(turn.entries.length / PAGE));
   if (args.json) {
     const entries = raw.map((b) => JSON.parse(b.toString("utf8")));
@@ -223,8 +267,10 @@ async function cmdRecover(args) {
   process.stdout.write(body.length && body[body.length - 1] !== 0x0a ? Buffer.concat([body, Buffer.from("\n")]) : body);
 }
 
+/** @type {Record<string, (args: Args) => Promise<void>>} */
 const COMMANDS = { clean: cmdClean, assemble: cmdAssemble, recover: cmdRecover, topics: cmdTopics, index: cmdIndex };
 
+/** @param {string[]} argv */
 async function main(argv) {
   const args = parseArgs(argv);
   const cmd = args._[0];

@@ -476,7 +476,7 @@ export function readMessages(input, { format = "auto", name = "input", isUtf8 } 
 /**
  * The one-shot assemble request for a read session (the CLI and the playground build it the
  * same way, so they show the same result for the same input and settings).
- * @param {ReadInput} session
+ * @param {{messages: Message[], entries?: object[]}} session the messages, and the transcript entries for the core's index
  * @param {{prompt?: string | null, budget?: number | null, config?: object}} [settings]
  */
 export function assembleRequest(session, { prompt, budget, config } = {}) {

@@ -8,9 +8,9 @@ import { createRunner } from "./runner.js";
 import { encodeUtf8 } from "./entries.js";
 import { state, coreKeys } from "./state.js";
 import { buildControls, syncControls, wireControls } from "./controls.js";
-import { SAMPLES, fetchBytes, loadBytes, loadSample, wireInput } from "./input.js";
+import { SAMPLES, fetchBytes, loadBytes, loadSample, sampleButtons, wireInput } from "./input.js";
 import { rerun, whenIdle } from "./run.js";
-import { $, h, fmt } from "./view.js";
+import { $, field, h, fmt } from "./view.js";
 
 const ROOT = new URL("../../", import.meta.url);
 
@@ -24,14 +24,14 @@ async function boot() {
     ...SAMPLES.map((n) => fetchBytes(new URL(`samples/${n}`, ROOT)).catch(() => null)),
   ]);
   for (const [i, n] of SAMPLES.entries()) if (samples[i]) state.samples.set(n, samples[i]);
-  for (const b of document.querySelectorAll(".sample")) b.disabled = !state.samples.has(b.dataset.sample);
+  for (const b of sampleButtons()) b.disabled = !state.samples.has(b.dataset.sample ?? "");
   state.runner = runner;
   state.schema = manifest.configSchema?.properties ?? {};
   state.hints = manifest.uiHints ?? {};
   for (const k of coreKeys()) if (state.schema[k].default !== undefined) state.defaults[k] = state.schema[k].default;
   state.config = { ...state.defaults };
   buildControls();
-  $("budget").placeholder = `maxTokens (${fmt(state.defaults.maxTokens ?? 128000)})`;
+  field("budget").placeholder = `maxTokens (${fmt(state.defaults.maxTokens ?? 128000)})`;
   syncControls();
   document.documentElement.dataset.engine = runner.version;
   document.documentElement.dataset.runner = runner.kind;
@@ -66,7 +66,7 @@ function publicResult() {
 
 // The page's test hook: drive it without the UI and read what it computed. The setters
 // resolve to the result once the engine has run with the new setting.
-window.__contextfold = {
+/** @type {any} */ (window).__contextfold = {
   ready,
   get lastResult() {
     return publicResult();
@@ -75,10 +75,15 @@ window.__contextfold = {
     return state.readError ?? state.runError ?? null;
   },
   idle: () => whenIdle().then(publicResult),
+  /**
+   * @param {string} text
+   * @param {string} [name]
+   * @param {string} [format]
+   */
   setInput(text, name = "input.jsonl", format) {
     if (format) {
       state.format = format;
-      $("format").value = format;
+      field("format").value = format;
     }
     loadBytes(encodeUtf8(String(text)), name);
     return whenIdle().then(publicResult);
@@ -89,15 +94,17 @@ window.__contextfold = {
     rerun();
     return whenIdle().then(publicResult);
   },
+  /** @param {number | string | null | undefined} n */
   setBudget(n) {
     state.budget = n == null || n === "" ? null : Number(n);
-    $("budget").value = state.budget == null ? "" : String(state.budget);
+    field("budget").value = state.budget == null ? "" : String(state.budget);
     rerun();
     return whenIdle().then(publicResult);
   },
+  /** @param {string | null | undefined} t */
   setPrompt(t) {
     state.prompt = String(t ?? "");
-    $("prompt").value = state.prompt;
+    field("prompt").value = state.prompt;
     rerun();
     return whenIdle().then(publicResult);
   },

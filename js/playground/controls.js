@@ -5,19 +5,28 @@
 import { NOT_CORE, state, coreKeys } from "./state.js";
 import { schedule, rerun } from "./run.js";
 import { sliderToBudget, syncBudgetRange } from "./budget.js";
-import { $, h, fmt } from "./view.js";
+import { $, field, fieldOf, h, fmt } from "./view.js";
 import { renderStatus } from "./views/status.js";
 import { renderContext } from "./views/context.js";
 
 // Which settings go in which panel; any other core key of the manifest goes to "more".
+/** @type {Record<string, string[]>} */
 const GROUPS = {
   mode: ["mode", "foldOtherTopics", "preserveRecentMessages"],
   fold: ["summarizeThreshold", "embeddingSimilarityThreshold", "promptRelevanceThreshold", "toolResultTruncateChars", "minTurnsPerTopic"],
   clean: ["cleanThinking", "clearReasoningContent", "dropToolResults", "dropToolCallMessages", "keepRecentTurns"],
 };
-/** Per setting key: how to show a value in its control and mark it invalid. */
+/**
+ * Per setting key: how to show a value in its control and mark it invalid.
+ * @type {Record<string, {set: (v: any, source?: string) => void, markInvalid: (bad: boolean) => void}>}
+ */
 const controls = {};
 
+/**
+ * Why the schema refuses a number for `key`, or null.
+ * @param {string} key
+ * @param {number} v
+ */
 function validate(key, v) {
   const s = state.schema[key];
   if (s.type === "integer" && !Number.isInteger(v)) return "must be a whole number";
@@ -28,6 +37,13 @@ function validate(key, v) {
   return null;
 }
 
+/**
+ * Sets a setting from its control (`source` names which one, so it is not set back) and
+ * runs again; a number the schema refuses is marked and not used.
+ * @param {string} key
+ * @param {unknown} value
+ * @param {string} source
+ */
 function setSetting(key, value, source) {
   if (typeof value === "number") {
     const why = validate(key, value);
@@ -46,9 +62,10 @@ function setSetting(key, value, source) {
   schedule();
 }
 
+/** Builds a control for every engine setting of the manifest, in its panel. */
 export function buildControls() {
   const placed = new Set();
-  const groupOf = (k) => Object.keys(GROUPS).find((g) => GROUPS[g].includes(k)) ?? "more";
+  const groupOf = (/** @type {string} */ k) => Object.keys(GROUPS).find((g) => GROUPS[g].includes(k)) ?? "more";
   const order = [...GROUPS.mode, ...GROUPS.fold, ...GROUPS.clean, ...coreKeys()];
   for (const key of order) {
     if (placed.has(key) || !state.schema[key] || NOT_CORE.has(key)) continue;
@@ -57,6 +74,11 @@ export function buildControls() {
   }
 }
 
+/**
+ * The control of one setting, after its schema: radio buttons, a checkbox, a number field
+ * (with a slider for shares) or a text field.
+ * @param {string} key
+ */
 function buildControl(key) {
   const s = state.schema[key];
   const hint = state.hints[key] ?? {};
@@ -65,12 +87,15 @@ function buildControl(key) {
   const helpId = `${id}-help`;
   const help = h("p", { class: "help", id: helpId }, hint.help ?? s.description ?? "", h("code", { class: "key" }, key));
   if (s.enum) {
-    const radios = s.enum.map((v) =>
+    const radios = s.enum.map((/** @type {string} */ v) =>
       h("label", { class: "radio" }, h("input", { type: "radio", name: id, value: v, id: `${id}-${v}`, onchange: () => setSetting(key, v, "ui") }), v),
     );
     controls[key] = {
       set: (v) => {
-        for (const r of radios) r.firstChild.checked = r.firstChild.value === v;
+        for (const r of radios) {
+          const input = /** @type {HTMLInputElement} */ (r.firstChild);
+          input.checked = input.value === v;
+        }
       },
       markInvalid() {},
     };
@@ -94,6 +119,7 @@ function buildControl(key) {
       "aria-describedby": helpId,
       oninput: () => setSetting(key, num.value.trim() === "" ? NaN : Number(num.value), "num"),
     });
+    /** @type {HTMLInputElement | undefined} */
     let range;
     if (unit) {
       range = h("input", {
@@ -102,7 +128,7 @@ function buildControl(key) {
         max: 1,
         step: 0.01,
         "aria-label": `${label} slider`,
-        oninput: () => setSetting(key, Number(range.value), "range"),
+        oninput: () => setSetting(key, Number(range?.value), "range"),
       });
     }
     controls[key] = {
@@ -123,34 +149,35 @@ function buildControl(key) {
   return h("div", { class: "field" }, h("label", { for: id }, label), input, help);
 }
 
+/** Shows the state's settings, budget, prompt and format in their controls. */
 export function syncControls() {
   for (const k of coreKeys()) controls[k]?.set(state.config[k]);
   for (const k of coreKeys()) controls[k]?.markInvalid(false);
   state.invalid.clear();
-  $("budget").value = state.budget == null ? "" : String(state.budget);
-  $("prompt").value = state.prompt;
-  $("format").value = state.format;
+  field("budget").value = state.budget == null ? "" : String(state.budget);
+  field("prompt").value = state.prompt;
+  field("format").value = state.format;
   syncBudgetRange();
 }
 
 /** Listens to the prompt, budget, reset and "show removed" controls. */
 export function wireControls() {
   $("prompt").addEventListener("input", (e) => {
-    state.prompt = e.target.value;
+    state.prompt = fieldOf(e).value;
     schedule();
   });
   $("budget").addEventListener("input", (e) => {
-    const v = e.target.value.trim();
+    const v = fieldOf(e).value.trim();
     if (v === "") {
       state.budget = null;
-      e.target.removeAttribute("aria-invalid");
+      fieldOf(e).removeAttribute("aria-invalid");
       state.invalid.delete("budget");
     } else if (/^\d+$/.test(v)) {
       state.budget = Number(v);
-      e.target.removeAttribute("aria-invalid");
+      fieldOf(e).removeAttribute("aria-invalid");
       state.invalid.delete("budget");
     } else {
-      e.target.setAttribute("aria-invalid", "true");
+      fieldOf(e).setAttribute("aria-invalid", "true");
       state.invalid.set("budget", "The token budget must be a whole number of tokens");
       renderStatus();
       return;
@@ -158,16 +185,16 @@ export function wireControls() {
     schedule();
   });
   $("budget-range").addEventListener("input", (e) => {
-    state.budget = sliderToBudget(Number(e.target.value));
-    $("budget").value = String(state.budget);
-    e.target.setAttribute("aria-valuetext", `${fmt(state.budget)} tokens`);
+    state.budget = sliderToBudget(Number(fieldOf(e).value));
+    field("budget").value = String(state.budget);
+    fieldOf(e).setAttribute("aria-valuetext", `${fmt(state.budget)} tokens`);
     state.invalid.delete("budget");
-    $("budget").removeAttribute("aria-invalid");
+    field("budget").removeAttribute("aria-invalid");
     schedule();
   });
   $("budget-clear").addEventListener("click", () => {
     state.budget = null;
-    $("budget").value = "";
+    field("budget").value = "";
     rerun();
   });
   $("reset").addEventListener("click", () => {

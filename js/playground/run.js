@@ -17,12 +17,17 @@ export function schedule() {
   });
 }
 
+/** @type {((value: void) => void)[]} */
 const idleWaiters = [];
-/** Resolves once no run is scheduled, running or due. */
+/**
+ * Resolves once no run is scheduled, running or due.
+ * @returns {Promise<void>}
+ */
 export function whenIdle() {
   if (!pending && !state.running && !state.dirty) return Promise.resolve();
   return new Promise((resolve) => idleWaiters.push(resolve));
 }
+/** Resolves the waiters of whenIdle when nothing is scheduled, running or due. */
 function notifyIdle() {
   if (pending || state.running || state.dirty) return;
   for (const r of idleWaiters.splice(0)) r();
@@ -80,6 +85,7 @@ export function rerun() {
     });
 }
 
+/** @param {boolean} on */
 function setBusy(on) {
   $("busy").hidden = !on;
   $("context").setAttribute("aria-busy", String(on));

@@ -3,11 +3,19 @@
 // messages not sent are listed in between (when "show removed" is on).
 import { state } from "../state.js";
 import { describeMessage } from "../../core/describe.js";
-import { $, h, partsOf, renderMessage, roleOf } from "../view.js";
+import { $, field, h, partsOf, renderMessage, roleOf } from "../view.js";
 import { hueOf } from "./legend.js";
 import { openTurn } from "./timeline.js";
 
-/** Per input message position: the index of the turn it belongs to (or -1). */
+/** @import { TurnExplanation } from "../../core/types.js" */
+/** @import { PlaygroundSession } from "../engine.js" */
+
+/**
+ * Per input message position: the index of the turn it belongs to (or -1).
+ * @param {PlaygroundSession} s
+ * @param {TurnExplanation[]} turns
+ * @returns {number[]}
+ */
 function turnIndexByMessage(s, turns) {
   const at = new Array(s.messages.length).fill(-1);
   turns.forEach((t, k) => {
@@ -16,7 +24,11 @@ function turnIndexByMessage(s, turns) {
   return at;
 }
 
-/** Sorted JSON, for comparing a message with its input. */
+/**
+ * Sorted JSON, for comparing a message with its input.
+ * @param {any} v
+ * @returns {string}
+ */
 function canon(v) {
   if (Array.isArray(v)) return `[${v.map(canon).join(",")}]`;
   if (v && typeof v === "object")
@@ -27,17 +39,24 @@ function canon(v) {
   return JSON.stringify(v);
 }
 
-/** What cleaning changed in a message, in a few words (null when only the shape changed). */
+/**
+ * What cleaning changed in a message, in a few words (null when only the shape changed).
+ * @param {any} orig
+ * @param {any} m
+ */
 function changeSummary(orig, m) {
-  const norm = (x) => (typeof x?.content === "string" && Array.isArray(m.content) ? { ...x, content: [{ type: "text", text: x.content }] } : x);
+  const norm = (/** @type {any} */ x) =>
+    typeof x?.content === "string" && Array.isArray(m.content) ? { ...x, content: [{ type: "text", text: x.content }] } : x;
   if (canon(norm(orig)) === canon(m)) return null;
-  const count = (x) => {
+  const count = (/** @type {any} */ x) => {
+    /** @type {Record<string, number>} */
     const c = {};
     for (const p of partsOf(x)) c[p.type] = (c[p.type] ?? 0) + 1;
     return c;
   };
   const a = count(orig);
   const b = count(m);
+  /** @type {Record<string, string>} */
   const names = { thinking: "thinking", reasoning: "reasoning_content", toolCall: "call", text: "text", toolResult: "result", image: "image", data: "part" };
   const out = [];
   for (const k of Object.keys(names)) {
@@ -47,6 +66,7 @@ function changeSummary(orig, m) {
   return out.length ? out.join(", ") : "edited";
 }
 
+/** Draws the assembled context (or what to do when there is none yet). */
 export function renderContext() {
   const el = $("context");
   const r = state.result;
@@ -66,12 +86,14 @@ export function renderContext() {
   const turns = r.turns;
   const at = turnIndexByMessage(s, turns);
   const sources = new Set(r.steps.map((x) => x.source).filter((x) => x !== undefined));
+  /** @type {number[]} */
   const removed = [];
   for (let i = 0; i < s.messages.length; i++) if (!sources.has(i)) removed.push(i);
-  const showRemoved = $("show-removed").checked;
+  const showRemoved = field("show-removed").checked;
   let rp = 0;
+  /** @type {HTMLElement[]} */
   const nodes = [];
-  const flushRemoved = (upTo) => {
+  const flushRemoved = (/** @type {number} */ upTo) => {
     const run = [];
     while (rp < removed.length && removed[rp] < upTo) run.push(removed[rp++]);
     if (!run.length || !showRemoved) return;
@@ -79,7 +101,7 @@ export function renderContext() {
     let g = [run[0]];
     const groups = [];
     for (const i of run.slice(1)) {
-      if (i === g.at(-1) + 1) g.push(i);
+      if (i === /** @type {number} */ (g.at(-1)) + 1) g.push(i);
       else {
         groups.push(g);
         g = [i];
@@ -122,11 +144,11 @@ export function renderContext() {
       } else if (t.decision === "summarized" && edited) {
         badges.push({ text: "summary", kind: "summary", title: "the turn's summary in place of its messages" });
         cls = "is-summary";
-      } else if (t.decision === "truncated" && edited && /tool/.test(roleOf(m)) && changeSummary(s.messages[src], m)) {
+      } else if (t.decision === "truncated" && edited && /tool/.test(roleOf(m)) && changeSummary(s.messages[/** @type {number} */ (src)], m)) {
         badges.push({ text: "truncated", kind: "truncated", title: `cut to head and tail (toolResultTruncateChars ${state.config.toolResultTruncateChars})` });
         cls = "is-truncated";
       } else if (edited) {
-        const what = changeSummary(s.messages[src], m);
+        const what = changeSummary(s.messages[/** @type {number} */ (src)], m);
         if (what) badges.push({ text: `cleaned: ${what}`, kind: "cleaned", title: "changed by completed-turn cleaning" });
       }
       meta.push(turnLink(t));
@@ -160,13 +182,18 @@ export function renderContext() {
     }
     const art = renderMessage(m, { index: i, badges, meta, cls, footer });
     if (t) art.dataset.turn = t.id;
-    if (t) art.style.setProperty("--hue", hueOf(t.topic));
+    if (t) art.style.setProperty("--hue", String(hueOf(t.topic)));
     nodes.push(art);
   });
   flushRemoved(Infinity);
   el.replaceChildren(...nodes);
 }
 
+/**
+ * A button naming a turn that opens it in the timeline.
+ * @param {TurnExplanation} t
+ * @param {string} [verb]
+ */
 function turnLink(t, verb) {
   return h(
     "button",

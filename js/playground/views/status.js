@@ -4,6 +4,7 @@
 import { state, configDiff } from "../state.js";
 import { $, h } from "../view.js";
 
+/** The source line: which input is loaded, its format, messages, session and warnings. */
 export function renderSource() {
   const s = state.session;
   const el = $("source");
@@ -19,12 +20,14 @@ export function renderSource() {
       s.warnings.length
         ? h("span", { class: "src-warn", title: s.warnings.join("\n") }, `${s.warnings.length} warning${s.warnings.length > 1 ? "s" : ""}`)
         : null,
-    ].filter(Boolean),
+    ].filter((x) => x !== null),
   );
 }
 
+/** The status messages: read errors, refused settings, a fallback, the input's warnings. */
 export function renderStatus() {
   const el = $("status");
+  /** @type {[string, string][]} */
   const msgs = [];
   if (state.readError) msgs.push(["error", `Cannot read the input: ${state.readError}`]);
   if (state.runError) msgs.push(["error", `The engine refused these settings: ${state.runError}`]);
@@ -35,10 +38,12 @@ export function renderStatus() {
   el.replaceChildren(...msgs.map(([k, t]) => h("p", { class: `status-${k}` }, t)));
 }
 
+/** @param {string} s */
 function shellQuote(s) {
   return /^[\w./:=@+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
+/** The `contextfold assemble` command (and config file) that gives the same result. */
 export function renderRepro() {
   const el = $("repro-cmd");
   const name = state.input?.name ?? "session.jsonl";

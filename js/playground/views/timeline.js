@@ -7,12 +7,16 @@ import { describeMessage } from "../../core/describe.js";
 import { $, h, fmt, partsOf, renderMessage } from "../view.js";
 import { DECISION_HELP, hueOf } from "./legend.js";
 
+/** @import { TurnExplanation } from "../../core/types.js" */
+/** @import { PlaygroundSession } from "../engine.js" */
+
+/** Draws the topic legend and one row per turn (keeping the focus on the row it was on). */
 export function renderTimeline() {
   const list = $("turns");
   const legend = $("legend");
   const r = state.result;
   const s = state.session;
-  const focusedId = document.activeElement?.closest?.(".turn")?.dataset.turn;
+  const focusedId = /** @type {HTMLElement | null | undefined} */ (document.activeElement?.closest?.(".turn"))?.dataset.turn;
   if (!r || !s) {
     list.replaceChildren();
     legend.replaceChildren();
@@ -42,7 +46,7 @@ export function renderTimeline() {
         label || "(no topic)",
         h("span", { class: "legend-n" }, ` ${n}`),
       );
-      li.style.setProperty("--hue", hueOf(label));
+      li.style.setProperty("--hue", String(hueOf(label)));
       return li;
     }),
   );
@@ -52,8 +56,9 @@ export function renderTimeline() {
       const open = state.expanded.has(t.id);
       const detailId = `turn-detail-${k}`;
       const bar = h("span", { class: "bar", "aria-hidden": "true" }, h("span", { class: "bar-before" }, h("span", { class: "bar-after" })));
-      bar.firstChild.style.setProperty("--w", `${((100 * t.tokensBefore) / maxTok).toFixed(1)}%`);
-      bar.firstChild.firstChild.style.setProperty("--w", `${t.tokensBefore ? ((100 * t.tokensAfter) / t.tokensBefore).toFixed(1) : 0}%`);
+      const before = /** @type {HTMLElement} */ (bar.firstChild);
+      before.style.setProperty("--w", `${((100 * t.tokensBefore) / maxTok).toFixed(1)}%`);
+      /** @type {HTMLElement} */ (before.firstChild).style.setProperty("--w", `${t.tokensBefore ? ((100 * t.tokensAfter) / t.tokensBefore).toFixed(1) : 0}%`);
       const btn = h(
         "button",
         {
@@ -77,16 +82,22 @@ export function renderTimeline() {
         bar,
       );
       const li = h("li", { class: `turn decision-${t.decision}${open ? " open" : ""}`, dataset: { turn: t.id } }, btn);
-      li.style.setProperty("--hue", hueOf(t.topic));
+      li.style.setProperty("--hue", String(hueOf(t.topic)));
       const detail = h("div", { class: "turn-detail", id: detailId, role: "region", "aria-label": `Original messages of turn ${t.id}`, hidden: !open });
       if (open) fillDetail(detail, t);
       li.append(detail);
       return li;
     }),
   );
-  if (focusedId) list.querySelector(`.turn[data-turn="${CSS.escape(focusedId)}"] .turn-btn`)?.focus({ preventScroll: true });
+  if (focusedId)
+    /** @type {HTMLElement | null} */ (list.querySelector(`.turn[data-turn="${CSS.escape(focusedId)}"] .turn-btn`))?.focus({ preventScroll: true });
 }
 
+/**
+ * What the user asked in a turn, in one line.
+ * @param {PlaygroundSession} s
+ * @param {TurnExplanation} t
+ */
 function askOf(s, t) {
   const m = s.messages[t.range[0]];
   const text = partsOf(m)
@@ -98,8 +109,13 @@ function askOf(s, t) {
   return text.length > 90 ? `${text.slice(0, 89)}…` : text || describeMessage(m);
 }
 
+/**
+ * Fills an open row: the turn's original messages and transcript lines.
+ * @param {HTMLElement} detail
+ * @param {TurnExplanation} t
+ */
 function fillDetail(detail, t) {
-  const s = state.session;
+  const s = /** @type {PlaygroundSession} */ (state.session);
   const rec = recover(s, t);
   const showInContext = h("button", { type: "button", class: "small", onclick: () => showTurnInContext(t.id) }, "show in context");
   const parts = [
@@ -127,27 +143,37 @@ function fillDetail(detail, t) {
         )
       : null,
   ];
-  detail.replaceChildren(...parts.filter(Boolean));
+  detail.replaceChildren(...parts.filter((x) => x !== null));
 }
 
+/** @param {string} id */
 function toggleTurn(id) {
   if (state.expanded.has(id)) state.expanded.delete(id);
   else state.expanded.add(id);
   renderTimeline();
 }
 
+/**
+ * Opens a turn's row and scrolls to it (and focuses it with `focus`).
+ * @param {string} id
+ * @param {boolean} [focus]
+ */
 export function openTurn(id, focus) {
   state.expanded.add(id);
   renderTimeline();
   const li = $("turns").querySelector(`.turn[data-turn="${CSS.escape(id)}"]`);
   if (li) {
     li.scrollIntoView({ block: "nearest", behavior: "smooth" });
-    if (focus) li.querySelector(".turn-btn").focus({ preventScroll: true });
+    if (focus) /** @type {HTMLElement} */ (li.querySelector(".turn-btn")).focus({ preventScroll: true });
   }
 }
 
+/**
+ * Scrolls the context to a turn's messages and flashes them.
+ * @param {string} id
+ */
 function showTurnInContext(id) {
-  const arts = [...$("context").querySelectorAll(`.msg[data-turn="${CSS.escape(id)}"]`)];
+  const arts = [.../** @type {NodeListOf<HTMLElement>} */ ($("context").querySelectorAll(`.msg[data-turn="${CSS.escape(id)}"]`))];
   if (!arts.length) return;
   arts[0].scrollIntoView({ block: "center", behavior: "smooth" });
   for (const a of arts) {

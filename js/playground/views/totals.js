@@ -4,6 +4,7 @@ import { state } from "../state.js";
 import { $, h, fmt, short } from "../view.js";
 import { DECISIONS, DECISION_HELP } from "./legend.js";
 
+/** Draws the totals cards, the decision counts and the log line. */
 export function renderTotals() {
   const r = state.result;
   const el = $("totals");
@@ -22,7 +23,7 @@ export function renderTotals() {
     { class: `gauge${st.overBudget ? " over" : ""}`, role: "img", "aria-label": `${Math.round(usage * 100)} % of the budget` },
     h("span", { class: "gauge-fill" }),
   );
-  gauge.firstChild.style.setProperty("--fill", `${(usage * 100).toFixed(1)}%`);
+  /** @type {HTMLElement} */ (gauge.firstChild).style.setProperty("--fill", `${(usage * 100).toFixed(1)}%`);
   const counts = DECISIONS.filter((d) => st[d] > 0).map((d) => h("span", { class: `chip decision-${d}`, title: DECISION_HELP[d] }, `${st[d]} ${d}`));
   const copy = h("button", { type: "button", class: "small", onclick: () => copyText(r.logLine, copy) }, "copy");
   el.replaceChildren(
@@ -74,6 +75,11 @@ export function renderTotals() {
   );
 }
 
+/**
+ * Copies `text` to the clipboard and says so on the button for a moment.
+ * @param {string} text
+ * @param {HTMLButtonElement} button
+ */
 async function copyText(text, button) {
   try {
     await navigator.clipboard.writeText(text);
