@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Sets everything up and runs every test tier:
+#   0. the JavaScript: lint and format (Biome), type check (tsc) of js/ (npm run check)
 #   1. Rust: fmt, clippy (host and wasm32), cargo test (unit, property and data tests)
 #   2. the wasm core through its real boundary under Node, the engine adapter and the CLI
 #      against the built package (node --test tests/js)
@@ -14,6 +15,10 @@ say() { printf '\n[test] %s\n' "$*" >&2; }
 bash scripts/setup.sh --tests
 bash scripts/setup-browser.sh
 bash scripts/build.sh
+
+# After the build: the type check reads the generated declarations of the wasm core.
+say "npm run check (Biome lint and format, tsc type check)"
+npm run check --silent
 
 say "cargo fmt --check"
 cargo fmt --all --check
