@@ -1,10 +1,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, readdirSync, existsSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { convertClaudeCode, activeChain, parseTranscript } from "../claude-code.mjs";
 import { checkPairing } from "../openclaw.mjs";
-import { CLAUDE_CODE, needs, readSession, assertShapes } from "./helpers.mjs";
+import { CLAUDE_CODE, dataPath, readSession, assertShapes } from "./helpers.mjs";
 
 let n = 0;
 const base = { sessionId: "s-1", cwd: "/w", isSidechain: false };
@@ -139,13 +139,11 @@ test("conversion is deterministic", () => {
 // ---- real data ----
 
 const files = () =>
-  existsSync(CLAUDE_CODE)
-    ? readdirSync(CLAUDE_CODE)
-        .filter((f) => f.endsWith(".jsonl"))
-        .sort()
-    : [];
+  readdirSync(dataPath(CLAUDE_CODE))
+    .filter((f) => f.endsWith(".jsonl"))
+    .sort();
 
-test("real Claude Code transcripts: every tool_use/tool_result pair and thinking block kept", needs(CLAUDE_CODE), () => {
+test("real Claude Code transcripts: every tool_use/tool_result pair and thinking block kept", () => {
   assert.ok(files().length > 0);
   for (const f of files()) {
     const text = readFileSync(join(CLAUDE_CODE, f), "utf8");
@@ -186,8 +184,8 @@ test("real Claude Code transcripts: every tool_use/tool_result pair and thinking
   }
 });
 
-test("real Claude Code transcript: the manual compaction becomes a compaction entry", needs(join(CLAUDE_CODE, "sample_main_transcript.jsonl")), () => {
-  const r = convertClaudeCode(readFileSync(join(CLAUDE_CODE, "sample_main_transcript.jsonl"), "utf8"));
+test("real Claude Code transcript: the manual compaction becomes a compaction entry", () => {
+  const r = convertClaudeCode(readFileSync(dataPath(join(CLAUDE_CODE, "sample_main_transcript.jsonl")), "utf8"));
   const s = readSession(r.jsonl);
   const comp = s.entries.filter((e) => e.type === "compaction");
   assert.equal(comp.length, 1);

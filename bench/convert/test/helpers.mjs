@@ -12,8 +12,15 @@ export const LOCOMO = resolve(DATA, "locomo/locomo-dev.json");
 export const TAUBENCH = resolve(DATA, "taubench/gpt-4o-airline-dev.json");
 export const CLAUDE_CODE = resolve(DATA, "claude-code");
 
-/** `{ skip }` option for node:test when a data file is absent. */
-export const needs = (path) => ({ skip: existsSync(path) ? false : `${path} not present` });
+/**
+ * `path` when it exists; else the test fails saying where the data was looked for (CI always
+ * has ../shared/data: a real-data test must never pass without its data).
+ */
+export function dataPath(path) {
+  if (!existsSync(path))
+    throw new Error(`${path} is missing: the real-data tests read the evaluation data in ${DATA} (set CONTEXTFOLD_DATA to use another folder)`);
+  return path;
+}
 
 /**
  * Parses an OpenClaw session written by a converter and checks its frame: a v4 header,

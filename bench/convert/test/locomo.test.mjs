@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { convertLocomo, normalizeEvidence, parseLocomoDate, makeGroups, containsNormalized } from "../locomo.mjs";
 import { checkPairing } from "../openclaw.mjs";
-import { LOCOMO, needs, readSession, textOf, assertShapes } from "./helpers.mjs";
+import { LOCOMO, dataPath, readSession, textOf, assertShapes } from "./helpers.mjs";
 
 // A small conversation with the shapes real data has: sessions out of key order, a session
 // opened by speaker_b, consecutive lines of one speaker, a session ending on speaker_a, an
@@ -185,14 +185,14 @@ test("output is deterministic", () => {
 
 // ---- real data ----
 
-const load = () => JSON.parse(readFileSync(LOCOMO, "utf8"));
+const load = () => JSON.parse(readFileSync(dataPath(LOCOMO), "utf8"));
 const sessionsOf = (sample) =>
   Object.keys(sample.conversation)
     .filter((k) => /^session_\d+$/.test(k) && sample.conversation[k].length)
     .sort((a, b) => a.split("_")[1] - b.split("_")[1])
     .map((k) => ({ n: Number(k.split("_")[1]), turns: sample.conversation[k] }));
 
-test("real LoCoMo chat: message counts follow the dialog", needs(LOCOMO), () => {
+test("real LoCoMo chat: message counts follow the dialog", () => {
   const samples = load();
   const results = convertLocomo(samples, { variant: "chat" });
   for (const [i, sample] of samples.entries()) {
@@ -216,7 +216,7 @@ test("real LoCoMo chat: message counts follow the dialog", needs(LOCOMO), () => 
   }
 });
 
-test("real LoCoMo chat: every session starts a turn and carries its date", needs(LOCOMO), () => {
+test("real LoCoMo chat: every session starts a turn and carries its date", () => {
   const samples = load();
   for (const [i, r] of convertLocomo(samples, { variant: "chat" }).entries()) {
     const s = readSession(r.jsonl);
@@ -231,7 +231,7 @@ test("real LoCoMo chat: every session starts a turn and carries its date", needs
   }
 });
 
-test("real LoCoMo: every existing evidence id maps to a message holding that line", needs(LOCOMO), () => {
+test("real LoCoMo: every existing evidence id maps to a message holding that line", () => {
   const samples = load();
   for (const variant of ["chat", "agentic", "multitopic"]) {
     for (const r of convertLocomo(samples, { variant })) {
@@ -259,7 +259,7 @@ test("real LoCoMo: every existing evidence id maps to a message holding that lin
   }
 });
 
-test("real LoCoMo: question counts, categories and evidence quirks", needs(LOCOMO), () => {
+test("real LoCoMo: question counts, categories and evidence quirks", () => {
   const samples = load();
   const results = convertLocomo(samples, { variant: "chat" });
   const qs = results.flatMap((r) => r.sidecar.questions);
@@ -279,7 +279,7 @@ test("real LoCoMo: question counts, categories and evidence quirks", needs(LOCOM
   if (ids.has("conv-43")) assert.ok(qs.some((x) => x.evidenceRaw.includes("D:11:26") && x.evidence.includes("D11:26")));
 });
 
-test("real LoCoMo agentic: four messages per dated session, calls paired", needs(LOCOMO), () => {
+test("real LoCoMo agentic: four messages per dated session, calls paired", () => {
   const samples = load();
   for (const [i, r] of convertLocomo(samples, { variant: "agentic" }).entries()) {
     const s = readSession(r.jsonl);
@@ -291,7 +291,7 @@ test("real LoCoMo agentic: four messages per dated session, calls paired", needs
   }
 });
 
-test("real LoCoMo multitopic: switches sit exactly where the conversation changes", needs(LOCOMO), () => {
+test("real LoCoMo multitopic: switches sit exactly where the conversation changes", () => {
   const samples = load();
   const results = convertLocomo(samples, { variant: "multitopic" });
   assert.equal(results.flatMap((r) => r.sidecar.conversations).length, samples.length);
@@ -325,7 +325,7 @@ test("real LoCoMo multitopic: switches sit exactly where the conversation change
   }
 });
 
-test("real LoCoMo: conversion is deterministic", needs(LOCOMO), () => {
+test("real LoCoMo: conversion is deterministic", () => {
   const a = convertLocomo(load(), { variant: "multitopic" });
   const b = convertLocomo(load(), { variant: "multitopic" });
   assert.deepEqual(

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { convertTaubench, convertTrajectory, isWriteAction, leafValues, summarizeTaubench } from "../taubench.mjs";
 import { checkPairing, messageSearchText } from "../openclaw.mjs";
-import { TAUBENCH, needs, readSession, assertShapes } from "./helpers.mjs";
+import { TAUBENCH, dataPath, readSession, assertShapes } from "./helpers.mjs";
 
 const call = (id, name, args) => ({ id, type: "function", function: { name, arguments: typeof args === "string" ? args : JSON.stringify(args) } });
 // Reused call id (as in real data), an unparsable argument string, a text+call message, an
@@ -93,9 +93,9 @@ test("trajectory without a gold write call is kept and flagged", () => {
 
 // ---- real data ----
 
-const load = () => JSON.parse(readFileSync(TAUBENCH, "utf8"));
+const load = () => JSON.parse(readFileSync(dataPath(TAUBENCH), "utf8"));
 
-test("real tau-bench: every call and result kept, zero pairing violations", needs(TAUBENCH), () => {
+test("real tau-bench: every call and result kept, zero pairing violations", () => {
   const items = load();
   const results = convertTaubench(items, { source: "gpt-4o-airline-dev" });
   assert.equal(results.length, items.length);
@@ -126,7 +126,7 @@ test("real tau-bench: every call and result kept, zero pairing violations", need
   assert.ok(reused > 0, "the real data reuses call ids");
 });
 
-test("real tau-bench: the query point is the first assistant message calling a gold write action", needs(TAUBENCH), () => {
+test("real tau-bench: the query point is the first assistant message calling a gold write action", () => {
   const results = convertTaubench(load(), { source: "gpt-4o-airline-dev" });
   for (const r of results) {
     const s = readSession(r.jsonl);
@@ -153,7 +153,7 @@ test("real tau-bench: the query point is the first assistant message calling a g
   assert.ok(sum.withQueryPoint > 0);
 });
 
-test("real tau-bench: conversion is deterministic", needs(TAUBENCH), () => {
+test("real tau-bench: conversion is deterministic", () => {
   const a = convertTaubench(load(), { source: "x" });
   const b = convertTaubench(load(), { source: "x" });
   assert.deepEqual(
