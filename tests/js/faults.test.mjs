@@ -52,15 +52,15 @@ test("a crash inside the core: the host's messages come back unchanged, then a f
   assert.notEqual(await loadCore(), core);
 });
 
-test("assemble has a wall-clock guard: a hanging transcript read cannot hold the turn", async () => {
+// The read never settles: without the guard the assemble would never return (the test's
+// timeout turns that into a failure instead of a hang).
+test("assemble has a wall-clock guard: a hanging transcript read cannot hold the turn", { timeout: 60_000 }, async () => {
   const { e, logs } = engine({ assembleTimeoutMs: 200 });
   const key = "agent:main:hang";
   await e.bootstrap({ sessionKey: key });
   liveSessions().map.get(key).transcript = { kind: "jsonl", read: () => new Promise(() => {}) };
   const input = conversation();
-  const t0 = Date.now();
   const r = await e.assemble({ sessionKey: key, messages: input, prompt: "next" });
-  assert.ok(Date.now() - t0 < 2000);
   assert.equal(r.messages, input);
   assert.match(logs.warn.at(-1), /assemble took longer than 200 ms/);
 });
