@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets everything up and runs every test tier:
-#   0. the JavaScript: lint and format (Biome), type check (tsc) of js/ (npm run check)
+#   0. the JavaScript: lint and format (Biome), type check (tsc: js/ strict, the tests,
+#      benchmarks and scripts loosely) (npm run check)
 #   1. Rust: fmt, clippy (host and wasm32), cargo test (unit, property and data tests)
 #   2. the wasm core through its real boundary under Node, the engine adapter and the CLI
 #      against the built package (node --test tests/js), the dataset converters on the real

@@ -52,7 +52,7 @@ export function parseTranscript(text, name = "transcript") {
 
 /**
  * The active chain, oldest first, from the newest entry (main line preferred over sidechain).
- * @returns {{ chain: object[], boundaries: object[] }}
+ * @returns {{ chain: any[], boundaries: any[] }}
  */
 export function activeChain(entries, { acrossCompaction = true } = {}) {
   const withId = entries.filter((e) => typeof e?.uuid === "string");
@@ -135,7 +135,7 @@ function mapAssistantPart(b, counts) {
  * Converts one transcript.
  * @param {string} text  JSONL text
  * @param {{ name?: string, acrossCompaction?: boolean, compaction?: "entry"|"message" }} [opts]
- * @returns {{ name: string, jsonl: string, anthropic: object[], messages: object[], meta: object }}
+ * @returns {{ name: string, jsonl: string, anthropic: any[], messages: any[], meta: any }}
  */
 export function convertClaudeCode(text, { name = "claude-code", acrossCompaction = true, compaction = "entry" } = {}) {
   if (!["entry", "message"].includes(compaction)) throw new Error(`unknown compaction mode "${compaction}" (expected entry or message)`);

@@ -303,7 +303,7 @@ function messageStats(w, synthetic) {
 /**
  * Converts one group of conversations (one for chat/agentic, several for multitopic) into a
  * session. `style` is "chat" or "agentic".
- * @returns {{ name: string, jsonl: string, sidecar: object }}
+ * @returns {{ name: string, jsonl: string, sidecar: any, messages: any[] }}
  */
 function convertGroup(convs, { variant, style }) {
   const multi = variant === "multitopic";
@@ -398,10 +398,10 @@ function convertGroup(convs, { variant, style }) {
 
 /**
  * Converts LoCoMo samples (the parsed `locomo*.json` array).
- * @param {object[]} samples
+ * @param {any[]} samples
  * @param {{ variant?: "chat"|"agentic"|"multitopic", style?: "chat"|"agentic", groupSize?: number, groups?: string[][] }} [opts]
  *   `style` applies to multitopic only (default "chat"); `groups` (sample ids) overrides `groupSize`.
- * @returns {{ name: string, jsonl: string, sidecar: object, messages: object[] }[]}
+ * @returns {{ name: string, jsonl: string, sidecar: any, messages: any[] }[]}
  */
 export function convertLocomo(samples, { variant = "chat", style, groupSize = DEFAULT_GROUP_SIZE, groups } = {}) {
   if (!VARIANTS.includes(variant)) throw new Error(`unknown LoCoMo variant "${variant}" (expected ${VARIANTS.join(", ")})`);

@@ -27,6 +27,8 @@ export function userMessage(text, timestamp) {
 /**
  * An assistant message. `content` is an array of text / thinking / toolCall parts;
  * `stopReason` defaults to "toolUse" when a toolCall part is present, else "stop".
+ * @param {any[]} content
+ * @param {{timestamp?: number, api?: string, provider?: string, model?: string, usage?: object, stopReason?: string}} [o]
  */
 export function assistantMessage(content, { timestamp, api, provider, model, usage, stopReason } = {}) {
   return {

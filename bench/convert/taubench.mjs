@@ -91,9 +91,9 @@ export function trajectoryName(source, taskId, trial) {
 
 /**
  * Converts one trajectory.
- * @param {object} item  `{ task_id, trial, reward, info: { task: { actions, instruction, user_id } }, traj }`
+ * @param {any} item  `{ task_id, trial, reward, info: { task: { actions, instruction, user_id } }, traj }`
  * @param {{ index?: number, source?: string, model?: string, provider?: string, name?: string }} [opts]
- * @returns {{ name: string, jsonl: string, sidecar: object, messages: object[] }}
+ * @returns {{ name: string, jsonl: string, sidecar: any, messages: any[] }}
  */
 export function convertTrajectory(item, { index = 0, source = "taubench", model = "unknown", provider = "openai", name } = {}) {
   const traj = Array.isArray(item?.traj) ? item.traj : [];
@@ -228,6 +228,8 @@ export function convertTrajectory(item, { index = 0, source = "taubench", model 
 /**
  * Converts a tau-bench trajectory file (the parsed JSON array). `source` names the file
  * (e.g. "gpt-4o-airline-dev"); the model defaults to the part before "-airline"/"-retail".
+ * @param {any[]} items
+ * @param {{source?: string, model?: string}} [o]
  */
 export function convertTaubench(items, { source = "taubench", model } = {}) {
   if (!Array.isArray(items)) throw new Error("tau-bench input must be a JSON array of trajectories");

@@ -60,7 +60,7 @@ export function prepare({ dataDir, outDir, fast }) {
       for (const session of c.sessions) for (const t of session.turns) lines[c.sampleId][t.diaId] = renderLine(t);
     }
     write(manifest.lines, JSON.stringify(lines) + "\n");
-    for (const variant of ["chat", "agentic", "multitopic"]) {
+    for (const variant of /** @type {const} */ (["chat", "agentic", "multitopic"])) {
       const results = convertLocomo(samples, { variant });
       for (const r of results) {
         write(`${r.name}.jsonl`, r.jsonl);

@@ -94,11 +94,15 @@ before(async () => {
 
 after(async () => {
   await context?.close();
-  await new Promise((r) => (server ? server.close(r) : r()));
+  await /** @type {Promise<void>} */ (new Promise((r) => (server ? server.close(() => r()) : r())));
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
-/** `node js/cli.js assemble <file> --json …` → {out, log}. */
+/**
+ * `node js/cli.js assemble <file> --json …` → {out, log}.
+ * @param {string} file
+ * @param {{budget?: number | null, prompt?: string, config?: object}} [o]
+ */
 function cliAssemble(file, { budget, prompt, config } = {}) {
   const args = [path.join(ROOT, "js", "cli.js"), "assemble", file, "--json"];
   if (budget != null) args.push("--budget", String(budget));
@@ -141,7 +145,7 @@ function renderedView(selector) {
 async function settled(pred, arg = null) {
   await page.waitForFunction(pred, arg, { timeout: 10000 });
   // One more frame so the DOM of that run is in place.
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
+  await page.evaluate(() => /** @type {Promise<void>} */ (new Promise((r) => requestAnimationFrame(() => r()))));
 }
 
 async function setNumber(selector, value) {

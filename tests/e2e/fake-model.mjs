@@ -341,7 +341,7 @@ const server = http.createServer((req, res) => {
 });
 
 server.listen(PORT, "127.0.0.1", () => {
-  process.stdout.write(JSON.stringify({ listening: server.address().port }) + "\n");
+  process.stdout.write(JSON.stringify({ listening: /** @type {import("node:net").AddressInfo} */ (server.address()).port }) + "\n");
 });
 for (const sig of ["SIGTERM", "SIGINT"]) {
   process.on(sig, () => {

@@ -233,7 +233,7 @@ describe("contextfold folds a long multi-topic session in the real openclaw host
   let host;
   let fake;
   let gateway;
-  /** @type {{prompt:string, tag:string, topic:string|null, run:object, json:object|null, answer:string, requests:object[], side:object[], log:object[], summary:object|null}[]} */
+  /** @type {{prompt:string, tag:string, topic:string|null, run:any, json:any|null, answer:string, requests:any[], side:any[], log:any[], summary:any|null}[]} */
   const turns = [];
   let compaction;
   let stubTurnId;
@@ -445,10 +445,10 @@ describe("contextfold folds a long multi-topic session in the real openclaw host
         .filter((x) => x.topic === topic)
         .map((x) => `${x.prompt}\n${x.answer}`)
         .join("\n");
-    for (const [topic, tags] of [
+    for (const [topic, tags] of /** @type {[string, string[]][]} */ ([
       ["weather", ["FT01:", "FT04:"]],
       ["sourdough", ["FT05:", "FT08:"]],
-    ]) {
+    ])) {
       const [firstId, lastId] = tags.map(idOf);
       const stub = stubs.find((s) => s.first === firstId);
       assert.ok(stub, `no stub starts with ${tags[0]}'s entry id ${firstId}; stubs: ${stubs.map((s) => s.text).join(" | ")}`);

@@ -287,7 +287,7 @@ describe("contextfold keeps working when the LLM for its background work misbeha
   let stateDir;
   let control;
   let fakeExit;
-  /** @type {{mode:string, prompt:string, tag:string, run:object, json:object|null, answer:string, requests:object[], entries:object[], log:object[], tool:object|null, summarizedId:string|null, start:number, end:number}[]} */
+  /** @type {{mode:string, prompt:string, tag:string, run:any, json:any|null, answer:string, requests:any[], entries:any[], log:any[], tool:any|null, summarizedId:string|null, start:number, end:number}[]} */
   const turns = [];
   let openAtEnd;
 
@@ -327,7 +327,8 @@ describe("contextfold keeps working when the LLM for its background work misbeha
     await settle(fromIndex, agent.at(-1)?.n ?? Infinity);
     const entries = fake.requests().slice(fromIndex);
     const payloads = json?.result?.payloads ?? json?.payloads ?? [];
-    const t = {
+    // tool and summarizedId are filled in below
+    const t = /** @type {(typeof turns)[number]} */ ({
       mode,
       prompt,
       tag: tagOf(prompt),
@@ -339,7 +340,7 @@ describe("contextfold keeps working when the LLM for its background work misbeha
       log: readHostLog(host).slice(logBefore),
       start,
       end,
-    };
+    });
     t.tool = toolResultOf(t);
     t.summarizedId = /^- (\S+) \((?:llm|heuristic)\):/m.exec(t.tool?.text ?? "")?.[1] ?? null;
     turns.push(t);

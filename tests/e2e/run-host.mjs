@@ -90,7 +90,7 @@ function killTree(child, signal = "SIGKILL") {
 
 /**
  * Start fake-model.mjs on a free 127.0.0.1 port (`args`: extra options, e.g. ["--long-answers"]).
- * @returns {Promise<{port:number, logFile:string, requests:()=>object[], completions:()=>object[], stop:()=>Promise<{code:number|null, signal:string|null}>}>}
+ * @returns {Promise<{port:number, logFile:string, requests:()=>any[], completions:()=>any[], stop:()=>Promise<{code:number|null, signal:string|null}>}>}
  */
 export async function startFakeModel({ logFile, node = process.execPath, timeoutMs = 10_000, args = [] }) {
   fs.writeFileSync(logFile, "");
@@ -297,7 +297,7 @@ async function freePort() {
     const srv = net.createServer();
     srv.once("error", reject);
     srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address();
+      const { port } = /** @type {import("node:net").AddressInfo} */ (srv.address());
       srv.close(() => resolve(port));
     });
   });
@@ -323,6 +323,7 @@ export async function startGateway(host, { timeoutMs = 240_000 } = {}) {
   let output = "";
   child.stdout.on("data", (d) => (output += d));
   child.stderr.on("data", (d) => (output += d));
+  /** @type {() => Promise<void>} */
   const stop = () =>
     new Promise((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve();
@@ -330,16 +331,18 @@ export async function startGateway(host, { timeoutMs = 240_000 } = {}) {
       killTree(child, "SIGTERM");
       setTimeout(() => killTree(child), 5000).unref();
     });
-  await new Promise((resolve, reject) => {
-    const timer = setInterval(() => {
-      if (/\[gateway\] ready\b/.test(output)) {
-        clearInterval(timer);
-        resolve();
-      } else if (child.exitCode !== null || Date.now() - started > timeoutMs) {
-        clearInterval(timer);
-        stop().then(() => reject(new Error(`gateway did not become ready (exit ${child.exitCode}) in ${Date.now() - started} ms:\n${output.slice(-3000)}`)));
-      }
-    }, 250);
-  });
+  await /** @type {Promise<void>} */ (
+    new Promise((resolve, reject) => {
+      const timer = setInterval(() => {
+        if (/\[gateway\] ready\b/.test(output)) {
+          clearInterval(timer);
+          resolve();
+        } else if (child.exitCode !== null || Date.now() - started > timeoutMs) {
+          clearInterval(timer);
+          stop().then(() => reject(new Error(`gateway did not become ready (exit ${child.exitCode}) in ${Date.now() - started} ms:\n${output.slice(-3000)}`)));
+        }
+      }, 250);
+    })
+  );
   return { port, token, ms: Date.now() - started, output: () => output, stop };
 }

@@ -72,7 +72,11 @@ export function decide(body, n, counter) {
   return { text: `ANSWER-${n}${results ? " after tool" : ""}` };
 }
 
-/** Starts the model. @returns {Promise<{port, requests: () => object[], stop: () => Promise<void>}>} */
+/**
+ * Starts the model.
+ * @param {{logFile?: string}} [o]
+ * @returns {Promise<{port: number, requests: () => any[], stop: () => Promise<void>}>}
+ */
 export async function startToolModel({ logFile } = {}) {
   const log = [];
   const counter = { completions: 0, calls: 0 };
@@ -137,9 +141,9 @@ export async function startToolModel({ logFile } = {}) {
       res.end();
     });
   });
-  await new Promise((resolveListen) => server.listen(0, "127.0.0.1", resolveListen));
+  await /** @type {Promise<void>} */ (new Promise((resolveListen) => server.listen(0, "127.0.0.1", () => resolveListen())));
   return {
-    port: server.address().port,
+    port: /** @type {import("node:net").AddressInfo} */ (server.address()).port,
     requests: () => log.slice(),
     stop: () =>
       new Promise((done) => {

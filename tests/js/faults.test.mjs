@@ -132,6 +132,7 @@ test("damaged side caches are rebuilt from the transcript with a warning", async
   assert.equal(u.turns, 5);
   await first.live.putSummary("e0004", "[summary of turn e0004] read the ledger", "heuristic");
   const sdir = first.live.dir;
+  /** @type {[string, () => void][]} */
   const cases = [
     ["corrupt index", () => writeFileSync(path.join(sdir, "index.json"), '{"version":1,"ind')],
     ["wrong version", () => writeFileSync(path.join(sdir, "index.json"), JSON.stringify({ version: 999, source: "jsonl", index: {} }))],

@@ -89,7 +89,10 @@ function writeTranscript(sessionId, messages, agentId = "main") {
 
 let counter = 0;
 
-/** A fresh plugin, session and transcript: {tools, run, engine, assemble, ...}. */
+/**
+ * A fresh plugin, session and transcript: {tools, run, engine, assemble, ...}.
+ * @param {{spec?: any[], pluginConfig?: object, messages?: any[], transcript?: boolean, runtime?: object}} [o]
+ */
 async function setup({ spec = STANDARD, pluginConfig = {}, messages, transcript = true, runtime = {} } = {}) {
   const n = ++counter;
   const sessionId = `sess-${n}`;

@@ -23,7 +23,11 @@ process.on("exit", () => rmSync(tmp, { recursive: true, force: true }));
 /** The CLI names a file as it was given: run it in `tmp` with names relative to it. */
 const rel = (args) => args.map((a) => (a.startsWith(tmp + path.sep) ? path.relative(tmp, a) : a));
 
-/** Runs the packaged CLI; stdout as a Buffer (recover returns bytes). */
+/**
+ * Runs the packaged CLI; stdout as a Buffer (recover returns bytes).
+ * @param {string[]} args
+ * @param {{input?: string | Buffer, env?: Record<string, string>}} [o]
+ */
 function run(args, { input, env } = {}) {
   const r = spawnSync(process.execPath, [CLI, ...rel(args)], { cwd: tmp, input, maxBuffer: 512 * 1024 * 1024, env: { ...process.env, ...env } });
   return { code: r.status, signal: r.signal, out: r.stdout, stdout: r.stdout.toString("utf8"), stderr: r.stderr.toString("utf8") };

@@ -25,7 +25,7 @@ export function dataPath(path) {
 /**
  * Parses an OpenClaw session written by a converter and checks its frame: a v4 header,
  * unique ids, each entry's parentId the previous entry (one branch), ISO timestamps.
- * @returns {{ header: object, entries: object[], messages: object[], entryIds: string[] }}
+ * @returns {{ header: any, entries: any[], messages: any[], entryIds: string[] }}
  */
 export function readSession(jsonl) {
   assert.ok(jsonl.endsWith("\n"), "session ends with a newline");

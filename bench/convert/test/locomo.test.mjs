@@ -169,7 +169,7 @@ test("multitopic: sessions interleave and the sidecar marks each conversation sw
 });
 
 test("output is deterministic", () => {
-  for (const variant of ["chat", "agentic", "multitopic"]) {
+  for (const variant of /** @type {const} */ (["chat", "agentic", "multitopic"])) {
     const a = convertLocomo([SAMPLE, OTHER], { variant });
     const b = convertLocomo(structuredClone([SAMPLE, OTHER]), { variant });
     assert.deepEqual(
@@ -189,7 +189,7 @@ const load = () => JSON.parse(readFileSync(dataPath(LOCOMO), "utf8"));
 const sessionsOf = (sample) =>
   Object.keys(sample.conversation)
     .filter((k) => /^session_\d+$/.test(k) && sample.conversation[k].length)
-    .sort((a, b) => a.split("_")[1] - b.split("_")[1])
+    .sort((a, b) => Number(a.split("_")[1]) - Number(b.split("_")[1]))
     .map((k) => ({ n: Number(k.split("_")[1]), turns: sample.conversation[k] }));
 
 test("real LoCoMo chat: message counts follow the dialog", () => {
@@ -233,7 +233,7 @@ test("real LoCoMo chat: every session starts a turn and carries its date", () =>
 
 test("real LoCoMo: every existing evidence id maps to a message holding that line", () => {
   const samples = load();
-  for (const variant of ["chat", "agentic", "multitopic"]) {
+  for (const variant of /** @type {const} */ (["chat", "agentic", "multitopic"])) {
     for (const r of convertLocomo(samples, { variant })) {
       const s = readSession(r.jsonl);
       for (const q of r.sidecar.questions) {
