@@ -37,9 +37,25 @@ Logs and progress go to stderr. Exit codes: 0 ok, 1 bad input, 2 bad usage.`;
 
 class UsageError extends Error {}
 
+/** @import { ReadInput, TranscriptEntry } from "./core/readers.js" */
+/**
+ * The parsed command line.
+ * @typedef {{_: string[], format: string, json: boolean, help?: boolean, config?: string, budget?: number, prompt?: string, page?: number, turns?: number, price?: string}} Args
+ */
+/**
+ * A read session: the input's messages, the transcript entries for the core's index
+ * (OpenClaw), its name, and with `keepBytes` the input's bytes.
+ * @typedef {Omit<ReadInput, "entries"> & {entries?: TranscriptEntry[], session: string, name: string, buf?: Buffer}} Session
+ */
+
 const VALUE_OPTS = new Set(["--format", "--config", "--budget", "--prompt", "--page", "--turns", "--price"]);
 
+/**
+ * @param {string[]} argv
+ * @returns {Args}
+ */
 function parseArgs(argv) {
+  /** @type {Record<string, any> & {_: string[]}} */
   const args = { _: [], format: "auto", json: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -60,9 +76,10 @@ function parseArgs(argv) {
     args.turns = Number(args.turns);
   }
   if (args.price !== undefined && !PRICE_NAMES.includes(args.price)) throw new UsageError(`--price must be one of ${PRICE_NAMES.join(", ")}`);
-  return args;
+  return /** @type {Args} */ (args);
 }
 
+/** @param {string} file */
 function readInput(file) {
   try {
     return file === "-" ? readFileSync(0) : readFileSync(file);
@@ -71,7 +88,10 @@ function readInput(file) {
   }
 }
 
-/** A JSON config file: the plugin's config keys. */
+/**
+ * A JSON config file: the plugin's config keys.
+ * @param {string | undefined} file
+ */
 function pluginConfigFromFile(file) {
   if (!file) return {};
   let cfg;
@@ -84,11 +104,15 @@ function pluginConfigFromFile(file) {
   return cfg;
 }
 
-/** The core's part of a JSON config file. */
+/**
+ * The core's part of a JSON config file.
+ * @param {string | undefined} file
+ */
 function configFromFile(file) {
   return splitConfig(pluginConfigFromFile(file)).core;
 }
 
+/** @param {string} msg */
 function progress(msg) {
   if (process.stderr.isTTY || process.env.CONTEXTFOLD_PROGRESS) process.stderr.write(`… ${msg}\n`);
 }
@@ -97,6 +121,8 @@ function progress(msg) {
  * Reads a session: messages (active branch), transcript entries (for ids), session name; with
  * `keepBytes` also the input's bytes (recover). Otherwise they are not held, so a huge input
  * is in memory once less while the core works.
+ * @param {Args} args
+ * @returns {Session}
  */
 function loadSession(args, { keepBytes = false } = {}) {
   const file = args._[1];
@@ -112,6 +138,12 @@ function loadSession(args, { keepBytes = false } = {}) {
   return { ...r, entries, session, name, ...(keepBytes ? { buf } : {}) };
 }
 
+/**
+ * Runs a core call; its error is the input's (exit code 1).
+ * @template T
+ * @param {() => T} fn
+ * @returns {T}
+ */
 function coreCall(fn) {
   try {
     return fn();
@@ -120,11 +152,13 @@ function coreCall(fn) {
   }
 }
 
+/** @param {string} text */
 function out(text) {
   process.stdout.write(text);
   if (!text.endsWith("\n")) process.stdout.write("\n");
 }
 
+/** @param {Args} args */
 async function cmdClean(args) {
   const s = loadSession(args);
   const core = await loadCore();
@@ -132,20 +166,28 @@ async function cmdClean(args) {
   const msgs = applySteps(s.messages, result.steps);
   if (result.fallback) process.stderr.write(`warning: ${result.fallback}\n`);
   const st = result.stats;
-  process.stderr.write((changed(st) ? formatLogLine(s.session, st) : `[contextfold] session=${s.session} nothing to clean (${st.messagesBefore} msgs, ${st.tokensBefore} tok)`) + "\n");
+  process.stderr.write(
+    (changed(st) ? formatLogLine(s.session, st) : `[contextfold] session=${s.session} nothing to clean (${st.messagesBefore} msgs, ${st.tokensBefore} tok)`) +
+      "\n",
+  );
   if (args.json) return out(JSON.stringify({ messages: msgs, stats: st }, null, 2));
   const kept = new Set(result.steps.map((x) => x.source));
   const lines = [`before: ${st.messagesBefore} messages, ~${st.tokensBefore} tokens`];
-  s.messages.forEach((m, i) => lines.push(`  ${kept.has(i) ? " " : "-"} ${String(i).padStart(3)} ${describeMessage(m)}`));
+  for (const [i, m] of s.messages.entries()) lines.push(`  ${kept.has(i) ? " " : "-"} ${String(i).padStart(3)} ${describeMessage(m)}`);
   lines.push(`after (what the model sees): ${st.messagesAfter} messages, ~${st.tokensAfter} tokens (${pct(st.tokensBefore, st.tokensAfter)}% saved)`);
-  msgs.forEach((m, i) => lines.push(`    ${String(i).padStart(3)} ${describeMessage(m)}`));
+  for (const [i, m] of msgs.entries()) lines.push(`    ${String(i).padStart(3)} ${describeMessage(m)}`);
   out(lines.join("\n"));
 }
 
+/**
+ * @param {number} before
+ * @param {number} after
+ */
 function pct(before, after) {
   return before ? Math.round((100 * (before - after)) / before) : 0;
 }
 
+/** @param {Args} args */
 async function cmdAssemble(args) {
   const s = loadSession(args);
   const core = await loadCore();
@@ -154,29 +196,41 @@ async function cmdAssemble(args) {
   const msgs = applySteps(s.messages, r.steps);
   if (r.fallback) process.stderr.write(`warning: ${r.fallback}\n`);
   const st = r.stats;
-  process.stderr.write(formatLogLine(s.session, st.clean) + ` folded=${st.stubbed + st.summarized} budget=${st.budget}${st.overBudget ? " OVER-BUDGET(protected turns alone exceed it)" : ""}\n`);
+  process.stderr.write(
+    formatLogLine(s.session, st.clean) +
+      ` folded=${st.stubbed + st.summarized} budget=${st.budget}${st.overBudget ? " OVER-BUDGET(protected turns alone exceed it)" : ""}\n`,
+  );
   if (args.json) {
     const turns = r.turns.map(({ id, topic, decision, reason, tokensBefore, tokensAfter }) => ({ id, topic, decision, reason, tokensBefore, tokensAfter }));
     return out(JSON.stringify({ messages: msgs, estimatedTokens: r.estimatedTokens, turns, stats: st }, null, 2));
   }
   const lines = [`turns (${r.turns.length}): decision, tokens before → after, topic, reason`];
   for (const t of r.turns) {
-    lines.push(`  ${t.id.padEnd(18)} ${t.decision.padEnd(10)} ${String(t.tokensBefore).padStart(6)} → ${String(t.tokensAfter).padEnd(6)} ${t.topic ? `[${t.topic}] ` : ""}${t.reason}`);
+    lines.push(
+      `  ${t.id.padEnd(18)} ${t.decision.padEnd(10)} ${String(t.tokensBefore).padStart(6)} → ${String(t.tokensAfter).padEnd(6)} ${t.topic ? `[${t.topic}] ` : ""}${t.reason}`,
+    );
   }
-  lines.push(`what the model sees: ${msgs.length} messages, ~${r.estimatedTokens} of ${st.budget} tokens (${pct(st.clean.tokensBefore, r.estimatedTokens)}% saved)`);
-  msgs.forEach((m, i) => lines.push(`  ${String(i).padStart(4)} ${describeMessage(m)}`));
+  lines.push(
+    `what the model sees: ${msgs.length} messages, ~${r.estimatedTokens} of ${st.budget} tokens (${pct(st.clean.tokensBefore, r.estimatedTokens)}% saved)`,
+  );
+  for (const [i, m] of msgs.entries()) lines.push(`  ${String(i).padStart(4)} ${describeMessage(m)}`);
   out(lines.join("\n"));
 }
 
+/**
+ * @param {Session} s
+ * @param {Args} args
+ */
 async function indexOf(s, args) {
   if (!s.entries) throw new InputError(`${s.name}: ${args._[0]} needs an OpenClaw session JSONL (transcript entries with ids)`);
   const core = await loadCore();
   const live = coreCall(() => core.newSession(configFromFile(args.config)));
   progress(`indexing ${s.entries.length} entries`);
-  coreCall(() => live.rebuild(s.entries));
+  coreCall(() => live.rebuild(/** @type {TranscriptEntry[]} */ (s.entries)));
   return live;
 }
 
+/** @param {Args} args */
 async function cmdIndex(args) {
   const s = loadSession(args);
   const live = await indexOf(s, args);
@@ -184,11 +238,14 @@ async function cmdIndex(args) {
   if (args.json) return out(JSON.stringify(index, null, 2));
   const lines = [`${index.turns.length} turns, ${index.entries} entries on the active branch${index.skipped ? `, ${index.skipped} skipped` : ""}`];
   for (const t of index.turns) {
-    lines.push(`  ${t.id.padEnd(18)} ${String(t.tokens.total).padStart(6)} tok  ${t.entries.length} entries  ${t.tools.length ? `[${t.tools.join(", ")}] ` : ""}${JSON.stringify(t.userPreview)}${t.compacted ? " (compacted by the host)" : ""}`);
+    lines.push(
+      `  ${t.id.padEnd(18)} ${String(t.tokens.total).padStart(6)} tok  ${t.entries.length} entries  ${t.tools.length ? `[${t.tools.join(", ")}] ` : ""}${JSON.stringify(t.userPreview)}${t.compacted ? " (compacted by the host)" : ""}`,
+    );
   }
   out(lines.join("\n"));
 }
 
+/** @param {Args} args */
 async function cmdTopics(args) {
   const s = loadSession(args);
   const live = await indexOf(s, args);
@@ -196,11 +253,17 @@ async function cmdTopics(args) {
   const ids = live.index().turns.map((t) => t.id);
   const rows = topics.map((t) => ({ ...t, firstTurnId: ids[t.firstTurn], lastTurnId: ids[t.lastTurn], turns: t.lastTurn - t.firstTurn + 1 }));
   if (args.json) return out(JSON.stringify({ topics: rows }, null, 2));
-  out([`${rows.length} topics`, ...rows.map((t) => `  #${t.id} ${t.label.padEnd(36)} turns ${t.firstTurn}–${t.lastTurn} (${t.turns}; ${t.firstTurnId} … ${t.lastTurnId})`)].join("\n"));
+  out(
+    [
+      `${rows.length} topics`,
+      ...rows.map((t) => `  #${t.id} ${t.label.padEnd(36)} turns ${t.firstTurn}–${t.lastTurn} (${t.turns}; ${t.firstTurnId} … ${t.lastTurnId})`),
+    ].join("\n"),
+  );
 }
 
 const PAGE = 50;
 
+/** @param {Args} args */
 async function cmdRecover(args) {
   const s = loadSession(args, { keepBytes: true });
   const id = args._[2];
@@ -211,7 +274,8 @@ async function cmdRecover(args) {
   const page = args.page ?? 0;
   const refs = turn.entries.slice(page * PAGE, (page + 1) * PAGE);
   // The exact bytes of each line (a line that is not valid UTF-8 stays as it was).
-  const raw = refs.map((r) => s.buf.subarray(r.range[0], r.range[1]));
+  const buf = /** @type {Buffer} */ (s.buf);
+  const raw = refs.map((r) => buf.subarray(.../** @type {[number, number]} */ (r.range)));
   const pages = Math.max(1, Math.ceil(turn.entries.length / PAGE));
   if (args.json) {
     const entries = raw.map((b) => JSON.parse(b.toString("utf8")));
@@ -285,18 +349,23 @@ function replayText(r) {
     `  ${pad("", 16)}${pad("mean", 11)}${pad("max", 11)}${pad("budget", 8)}${pad("reuse", 8)}breaks`,
   ];
   for (const [k, m] of rows) {
-    lines.push(`  ${pad(label(k), 16)}${pad(num(m.tokens.mean), 11)}${pad(num(m.tokens.max), 11)}${pad(m.overBudget, 8)}${pad(m.meanReuse == null ? "–" : m.meanReuse.toFixed(2), 8)}${m.breaks}`);
+    lines.push(
+      `  ${pad(label(k), 16)}${pad(num(m.tokens.mean), 11)}${pad(num(m.tokens.max), 11)}${pad(m.overBudget, 8)}${pad(m.meanReuse == null ? "–" : m.meanReuse.toFixed(2), 8)}${m.breaks}`,
+    );
   }
   const prices = Object.entries(r.prices);
   lines.push("", "cost of these requests, USD (× pass-through, × recency window):");
   lines.push(`  ${pad("", 16)}${prices.map(([k]) => pad(k, 28)).join("")}`.trimEnd());
   for (const [k, m] of rows) {
-    lines.push(`  ${pad(label(k), 16)}${prices.map(([p]) => pad(`${usd(m.cost[p].usd)} (${times(m.cost[p].vsPassThrough)}, ${times(m.cost[p].vsRecency)})`, 28)).join("")}`.trimEnd());
+    lines.push(
+      `  ${pad(label(k), 16)}${prices.map(([p]) => pad(`${usd(m.cost[p].usd)} (${times(m.cost[p].vsPassThrough)}, ${times(m.cost[p].vsRecency)})`, 28)).join("")}`.trimEnd(),
+    );
   }
   const engine = r.methods.contextfold;
   if (engine.breaks > 0) {
     lines.push("", "contextfold's prefix breaks, by cause:");
-    for (const [why, n] of Object.entries(engine.breakReasons).sort((a, b) => b[1] - a[1])) lines.push(`  ${String(n).padStart(5)}  ${why}: ${r.breakReasons[why] ?? ""}`);
+    for (const [why, n] of Object.entries(engine.breakReasons).sort((a, b) => b[1] - a[1]))
+      lines.push(`  ${String(n).padStart(5)}  ${why}: ${r.breakReasons[why] ?? ""}`);
     lines.push("first breaks (user message: first message that differs, was → now):");
     for (const q of engine.perRequest.filter((x) => x.break).slice(0, 5)) {
       const b = q.break;
@@ -308,19 +377,27 @@ function replayText(r) {
   }
   for (const k of ["passThrough", "recency"]) {
     const m = r.methods[k];
-    if (m.breaks > 0) lines.push(`${label(k)}: ${m.breaks} breaks (${Object.entries(m.breakReasons).map(([why, n]) => `${why} ${n}`).join(", ")})`);
+    if (m.breaks > 0)
+      lines.push(
+        `${label(k)}: ${m.breaks} breaks (${Object.entries(m.breakReasons)
+          .map(([why, n]) => `${why} ${n}`)
+          .join(", ")})`,
+      );
   }
   lines.push("", "prices, USD per million tokens:");
   for (const [k, p] of prices) {
     const write = p.cacheWrite == null ? "" : `, cache write ${p.cacheWrite.toFixed(2)}`;
     lines.push(`  ${pad(k, 10)} ${p.model}: input ${p.input.toFixed(2)}${write}, cache read ${p.cacheRead.toFixed(3)}; ${p.ruleText}`);
   }
-  lines.push("Tokens are the engine's estimates of the messages it decides (the system prompt, tools and answers are the same for every method and not counted).");
+  lines.push(
+    "Tokens are the engine's estimates of the messages it decides (the system prompt, tools and answers are the same for every method and not counted).",
+  );
   return lines.join("\n");
 }
 
 const COMMANDS = { clean: cmdClean, assemble: cmdAssemble, recover: cmdRecover, topics: cmdTopics, index: cmdIndex, replay: cmdReplay };
 
+/** @param {string[]} argv */
 async function main(argv) {
   const args = parseArgs(argv);
   const cmd = args._[0];

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Sets everything up and runs every test tier:
+#   0. the JavaScript: lint and format (Biome), type check (tsc: js/ strict, the tests,
+#      benchmarks and scripts loosely) (npm run check)
 #   1. Rust: fmt, clippy (host and wasm32), cargo test (unit, property and data tests)
 #   2. the wasm core through its real boundary under Node, the engine adapter and the CLI
-#      against the built package (node --test tests/js)
+#      against the built package (node --test tests/js), the dataset converters on the real
+#      data in ../shared/data (node --test bench/convert/test)
 #   3. the playground in headless Chromium (node --test tests/browser)
 #   4. end to end against the real OpenClaw host with a fake model (node --test tests/e2e)
 #   5. the release tarball (scripts/pack.sh) installed into a temporary project, the real host
@@ -17,6 +20,10 @@ bash scripts/setup.sh --tests
 bash scripts/setup-browser.sh
 bash scripts/build.sh
 
+# After the build: the type check reads the generated declarations of the wasm core.
+say "npm run check (Biome lint and format, tsc type check)"
+npm run check --silent
+
 say "cargo fmt --check"
 cargo fmt --all --check
 say "cargo clippy (host, wasm32)"
@@ -26,6 +33,8 @@ say "cargo test"
 cargo test --quiet
 say "node --test tests/js (built package)"
 node --test tests/js/
+say "node --test bench/convert/test (dataset converters, real data)"
+node --test bench/convert/test/
 say "node --test tests/browser (playground in Chromium)"
 node --test --test-concurrency=1 tests/browser/
 say "node --test tests/e2e (real OpenClaw host)"

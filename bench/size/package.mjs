@@ -14,7 +14,9 @@ import { join } from "node:path";
 export function packageFigures(pkgDir) {
   if (!existsSync(join(pkgDir, "wasm", "contextfold_bg.wasm"))) return null;
   try {
-    const [p] = JSON.parse(execFileSync("npm", ["pack", "--dry-run", "--json", "--loglevel=error"], { cwd: pkgDir, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }));
+    const [p] = JSON.parse(
+      execFileSync("npm", ["pack", "--dry-run", "--json", "--loglevel=error"], { cwd: pkgDir, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }),
+    );
     const bytes = (pred) => p.files.filter((f) => pred(f.path)).reduce((n, f) => n + f.size, 0);
     return {
       filename: p.filename,

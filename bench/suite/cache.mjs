@@ -24,7 +24,11 @@ const SUMMARY_TOKENS = 120;
 function top(values, k = 5) {
   const counts = {};
   for (const v of values) counts[v] = (counts[v] ?? 0) + 1;
-  return Object.fromEntries(Object.entries(counts).sort((a, b) => b[1] - a[1]).slice(0, k));
+  return Object.fromEntries(
+    Object.entries(counts)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, k),
+  );
 }
 
 /** Replays one session with one method. */
@@ -92,7 +96,15 @@ export async function replay({ name, file, budget, method, maxTurns = Infinity }
       const out = applyPlan(history, steps);
       const c = compareRequests(prev, out, exactMessage);
       if (prev) {
-        const row = { turn: k, reuse: c.reuse, commonTokens: c.commonTokens, tokens: c.tokens, uncached: c.tokens - c.commonTokens, commonMessages: c.commonMessages, messages: out.length };
+        const row = {
+          turn: k,
+          reuse: c.reuse,
+          commonTokens: c.commonTokens,
+          tokens: c.tokens,
+          uncached: c.tokens - c.commonTokens,
+          commonMessages: c.commonMessages,
+          messages: out.length,
+        };
         // Where the prefix broke, and why (js/core/cache.js).
         if (c.break) row.diff = c.break;
         perTurn.push(row);
@@ -107,6 +119,9 @@ export async function replay({ name, file, budget, method, maxTurns = Infinity }
   // A break: a request that does not start with the whole previous one (js/core/cache.js).
   const broken = perTurn.filter((t) => t.diff);
   const inputTokens = messages.slice(0, starts[last - 1] ?? 0).reduce((a, x) => a + exactMessage(x), 0);
+  // how many prefix breaks kept each number of leading messages
+  const breaksAt = {};
+  for (const t of perTurn) if (t.reuse < 0.5) breaksAt[t.commonMessages] = (breaksAt[t.commonMessages] ?? 0) + 1;
   return {
     name,
     method,
@@ -121,7 +136,13 @@ export async function replay({ name, file, budget, method, maxTurns = Infinity }
     unfolds,
     breaks: broken.length,
     breakAtIndex: top(broken.map((t) => t.commonMessages)),
-    breakReasons: top(broken.map((t) => t.diff.reason), Infinity),
-    worst: perTurn.slice().sort((a, b) => a.reuse - b.reuse || a.turn - b.turn).slice(0, 3),
+    breakReasons: top(
+      broken.map((t) => t.diff.reason),
+      Infinity,
+    ),
+    worst: perTurn
+      .slice()
+      .sort((a, b) => a.reuse - b.reuse || a.turn - b.turn)
+      .slice(0, 3),
   };
 }

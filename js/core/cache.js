@@ -97,7 +97,8 @@ export function breakCause(prev, cur, i) {
   if (shifted(cur, i, p)) return is("messages inserted");
   // The same message changed in place: same role and timestamp (or, without timestamps, same text).
   const sameText = texts(p).join("\n") === texts(now).join("\n");
-  if (p?.role === now?.role && (p?.timestamp !== undefined ? p.timestamp === now?.timestamp : sameText)) return is(sameText ? "cleaned differently" : "message changed");
+  if (p?.role === now?.role && (p?.timestamp !== undefined ? p.timestamp === now?.timestamp : sameText))
+    return is(sameText ? "cleaned differently" : "message changed");
   // Another message in its place: changed when what follows still lines up, otherwise the
   // messages sent before are gone from here on (a window that moved past them).
   if (i + 1 < prev.length && i + 1 < cur.length && sameJson(prev[i + 1], cur[i + 1])) return is("message changed");
@@ -141,7 +142,13 @@ export function compareRequests(prev, cur, tokensOf) {
   };
   if (k < prev.length) {
     const { reason, at } = breakCause(prev, cur, k);
-    row.break = { index: k, reason, shown: at, previous: at < prev.length ? describeMessage(prev[at]) : null, current: at < cur.length ? describeMessage(cur[at]) : null };
+    row.break = {
+      index: k,
+      reason,
+      shown: at,
+      previous: at < prev.length ? describeMessage(prev[at]) : null,
+      current: at < cur.length ? describeMessage(cur[at]) : null,
+    };
   }
   return row;
 }

@@ -31,14 +31,22 @@
 export const PRICE_PRESETS = Object.freeze({
   anthropic: Object.freeze({ provider: "Anthropic", model: "Claude Sonnet 5", input: 2.0, cacheWrite: 2.5, cacheRead: 0.2, rule: "breakpoint" }),
   openai: Object.freeze({ provider: "OpenAI", model: "GPT-5.5", input: 5.0, cacheWrite: null, cacheRead: 0.5, rule: "prefix" }),
-  deepseek: Object.freeze({ provider: "DeepSeek", model: "deepseek-flash (DeepSeek-V4.1-Flash), peak hours", input: 0.3, cacheWrite: null, cacheRead: 0.006, rule: "prefix" }),
+  deepseek: Object.freeze({
+    provider: "DeepSeek",
+    model: "deepseek-flash (DeepSeek-V4.1-Flash), peak hours",
+    input: 0.3,
+    cacheWrite: null,
+    cacheRead: 0.006,
+    rule: "prefix",
+  }),
 });
 
 export const PRICE_NAMES = Object.freeze(Object.keys(PRICE_PRESETS));
 
 /** What each rule says, for reports. */
 export const PRICE_RULES = Object.freeze({
-  breakpoint: "explicit breakpoint at the end of the messages: the previous request's prefix is read only when repeated whole; the rest up to the breakpoint is written",
+  breakpoint:
+    "explicit breakpoint at the end of the messages: the previous request's prefix is read only when repeated whole; the rest up to the breakpoint is written",
   prefix: "automatic: the prefix shared with the previous request is read from the cache, the rest is billed as input; writes cost nothing extra",
 });
 

@@ -111,7 +111,15 @@ export function createApi(getCore) {
           const byId = new Map(entries.map((/** @type {any} */ e) => [e.id, e]));
           const refs = turn.entries.map((/** @type {any} */ e) => byId.get(e.id));
           const out = { turnId, messages: refs.map((e) => e.message) };
-          return read.entries ? { ...out, lines: linesOf(read.text, refs.map((e) => e.range)) } : out;
+          return read.entries
+            ? {
+                ...out,
+                lines: linesOf(
+                  read.text,
+                  refs.map((e) => e.range),
+                ),
+              }
+            : out;
         } finally {
           live.free();
         }

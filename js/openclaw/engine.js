@@ -16,6 +16,41 @@ import { JsonlTranscript, SqliteTranscript } from "./transcript.js";
 import { LlmBudget, LLM_DEFAULTS, pickComplete } from "./llm.js";
 import { summarizeQueued, labelSubtopic, confirmBoundary, turnMessages } from "./background.js";
 
+/**
+ * The plugin api the host hands to `register` (types from the pinned openclaw package).
+ * @typedef {import("openclaw/plugin-sdk/plugin-entry").OpenClawPluginApi} PluginApi
+ */
+/**
+ * The context engine interface the host's `registerContextEngine` takes.
+ * @typedef {Awaited<ReturnType<Parameters<PluginApi["registerContextEngine"]>[1]>>} HostContextEngine
+ */
+/** @typedef {Awaited<ReturnType<HostContextEngine["assemble"]>>} HostAssembleResult */
+/** @typedef {HostAssembleResult["messages"]} HostMessages */
+/** @typedef {{info: (msg: string) => void, warn: (msg: string) => void, error?: (msg: string) => void}} Logger */
+/** @import { Message } from "../core/types.js" */
+/** @import { JsConfig } from "../core/config.js" */
+/**
+ * A live session as openLive returns it: its JS options and LLM accounting set.
+ * @typedef {LiveSession & {js: JsConfig, llm: LlmBudget}} OpenSession
+ */
+/**
+ * A session's identity as the host passes it to the engine and the tools.
+ * @typedef {{sessionKey?: string, sessionId?: string, agentId?: string, sessionTarget?: {agentId?: string, sessionKey?: string, sessionId?: string}}} SessionIdentity
+ */
+/**
+ * What the engine needs from the plugin entry (resolved per use: the config hot-reloads).
+ * @typedef {object} EngineDeps
+ * @property {Logger} logger
+ * @property {Record<string, any>} config  the plugin config (validated by the host against the manifest)
+ * @property {string} stateDir             where our records live
+ * @property {string} [hostStateDir]       the host's state dir (for legacy JSONL transcripts)
+ * @property {() => Promise<any>} [transcriptSdk] loads the host's transcript reader
+ * @property {(p: any) => string | undefined} [memoryPrompt] the memory plugin's system prompt guidance
+ * @property {any} [api]                   the plugin api (plugin-level LLM access)
+ * @property {string} [version]
+ * @property {number} [assembleTimeoutMs]  the wall-clock guard of one assemble (default ASSEMBLE_TIMEOUT_MS)
+ */
+
 export const ENGINE_ID = "contextfold";
 
 /** The core's default budget (config.rs), for a config that does not set maxTokens. */
@@ -29,13 +64,25 @@ const BACKGROUND_MS = 60_000;
 // One registry per process, not per module instance: the host loads the plugin module more
 // than once (one instance per plugin registry: engine, tools, commands), and the agent tools
 // must steer the very LiveSession the engine plans with.
-const registry = (globalThis[Symbol.for("contextfold.liveSessions")] ??= new LiveSessions());
+const REGISTRY = Symbol.for("contextfold.liveSessions");
+/** @type {any} */ (globalThis)[REGISTRY] ??= new LiveSessions();
+/** @type {LiveSessions} */
+const registry = /** @type {any} */ (globalThis)[REGISTRY];
 
+/**
+ * The key a session's live state and records are kept under.
+ * @param {SessionIdentity | undefined} p
+ * @returns {string}
+ */
 export function sessionKeyOf(p) {
   return p?.sessionKey ?? p?.sessionTarget?.sessionKey ?? p?.sessionId ?? "unknown";
 }
 
-/** The agent id of a session key `agent:<agentId>:<rest>`. */
+/**
+ * The agent id of a session key `agent:<agentId>:<rest>`.
+ * @param {SessionIdentity | undefined} params
+ * @returns {string}
+ */
 export function agentIdOf(params) {
   const target = params?.sessionTarget ?? {};
   if (target.agentId) return target.agentId;
@@ -47,6 +94,9 @@ export function agentIdOf(params) {
  * Opens (or returns) the live session of a session identity `{sessionKey, sessionId?,
  * sessionTarget?}`: the same object for the engine instances of every turn and for the
  * agent tools, so both see and steer the same state.
+ * @param {SessionIdentity} params
+ * @param {EngineDeps} deps
+ * @returns {Promise<OpenSession>}
  */
 export async function openLive(params, { config, stateDir, hostStateDir, transcriptSdk, logger }) {
   const base = splitConfig(config);
@@ -66,10 +116,19 @@ export async function openLive(params, { config, stateDir, hostStateDir, transcr
   }
   s.js = js;
   s.llm ??= new LlmBudget(js);
-  for (const k of Object.keys(LLM_DEFAULTS)) if (js[k] !== undefined) s.llm.limits[k] = js[k];
-  return s;
+  const limits = /** @type {Record<string, number>} */ (s.llm.limits);
+  for (const k of Object.keys(LLM_DEFAULTS)) {
+    const v = /** @type {Record<string, any>} */ (js)[k];
+    if (v !== undefined) limits[k] = v;
+  }
+  return /** @type {OpenSession} */ (s);
 }
 
+/**
+ * The session's transcript: the legacy JSONL file when there is one, else the host's store.
+ * @param {SessionIdentity} params
+ * @param {{hostStateDir?: string, transcriptSdk?: () => Promise<any>}} o
+ */
 async function transcriptFor(params, { hostStateDir, transcriptSdk }) {
   const sessionId = params?.sessionId ?? params?.sessionTarget?.sessionId;
   const agentId = agentIdOf(params);
@@ -84,26 +143,24 @@ async function transcriptFor(params, { hostStateDir, transcriptSdk }) {
   return undefined;
 }
 
+/** @param {any} err */
 function oneLine(err) {
   return String(err?.message ?? err).split("\n")[0];
 }
 
 /**
- * @param {object} deps
- * @param {object} deps.logger   { info, warn }
- * @param {object} deps.config   the plugin config (validated by the host against the manifest)
- * @param {string} deps.stateDir where our records live
- * @param {string} [deps.hostStateDir] the host's state dir (for legacy JSONL transcripts)
- * @param {() => Promise<object|undefined>} [deps.transcriptSdk] loads the host's transcript reader
- * @param {object} [deps.api]    the plugin api (plugin-level LLM access)
- * @param {string} [deps.version]
+ * The context engine for the host (one per logical turn; see the top of this file).
+ * @param {EngineDeps} deps
+ * @returns {HostContextEngine}
  */
 export function createEngine(deps) {
-  const { logger, config, stateDir, hostStateDir, transcriptSdk, api, version = "0.1.0" } = deps;
+  const { logger, config, stateDir, api, version = "0.1.0" } = deps;
   const { js: baseJs } = splitConfig(config);
 
+  /** @param {SessionIdentity} params */
   const live = (params) => openLive(params, deps);
 
+  /** @param {any} params */
   function memoryPromptFor(params) {
     try {
       const text = deps.memoryPrompt?.(params);
@@ -113,6 +170,7 @@ export function createEngine(deps) {
     }
   }
 
+  /** @param {OpenSession} s */
   async function syncQuietly(s) {
     try {
       return await s.sync();
@@ -122,14 +180,27 @@ export function createEngine(deps) {
     }
   }
 
+  /**
+   * @param {OpenSession} s
+   * @param {{runtimeContext?: any}} params
+   * @param {AbortSignal | undefined} signal
+   */
   async function background(s, params, signal) {
     const js = s.js ?? baseJs;
     const complete = js.autoSummarize || js.enableLlmConfirmation ? pickComplete(params?.runtimeContext, api) : undefined;
     const core = (await s.session()).core;
     const deadline = Date.now() + BACKGROUND_MS;
-    const made = await summarizeQueued(s, { core, llm: s.llm, complete: js.autoSummarize ? complete : undefined, autoSummarize: js.autoSummarize, summaryModel: js.summaryModel, signal, deadline });
+    const made = await summarizeQueued(s, {
+      core,
+      llm: s.llm,
+      complete: js.autoSummarize ? complete : undefined,
+      autoSummarize: js.autoSummarize,
+      summaryModel: js.summaryModel,
+      signal,
+      deadline,
+    });
     const llmTopics = js.enableLlmConfirmation ? complete : undefined;
-    const heuristic = async (turnId) => (await s.session()).heuristicSubtopics()[turnId] ?? null;
+    const heuristic = async (/** @type {string} */ turnId) => (await s.session()).heuristicSubtopics()[turnId] ?? null;
     const labelled = await labelSubtopic(s, { llm: s.llm, complete: llmTopics, signal, heuristic });
     const judged = await confirmBoundary(s, { llm: s.llm, complete: llmTopics, signal });
     return { made, labelled: labelled || judged };
@@ -166,7 +237,12 @@ export function createEngine(deps) {
         const s = await live(params);
         await syncQuietly(s);
         const { made, labelled } = await background(s, params, params?.abortSignal);
-        return { changed: false, bytesFreed: 0, rewrittenEntries: 0, reason: `contextfold: ${made} summaries, ${labelled ? 1 : 0} sub-topic labels (side caches; transcript untouched)` };
+        return {
+          changed: false,
+          bytesFreed: 0,
+          rewrittenEntries: 0,
+          reason: `contextfold: ${made} summaries, ${labelled ? 1 : 0} sub-topic labels (side caches; transcript untouched)`,
+        };
       } catch (err) {
         return { changed: false, bytesFreed: 0, rewrittenEntries: 0, reason: `contextfold: background work skipped: ${oneLine(err)}` };
       }
@@ -197,10 +273,11 @@ export function createEngine(deps) {
           // and live, so it passes through; or once more before the model call (with the
           // prompt, and possibly another budget), which plans the original history again, so
           // the plan, its summary queue and the turn ids stay those of the host's history.
+          /** @type {Message[]} */
           let input = messages;
           if (s.isOwnOutput(messages)) {
             if (params.prompt === undefined) return { s, r: null, input };
-            input = s.lastMessages.concat(messages.slice(s.lastOutput.length));
+            input = /** @type {Message[]} */ (s.lastMessages).concat(messages.slice(/** @type {Message[]} */ (s.lastOutput).length));
           }
           await syncQuietly(s);
           const r = await s.assemble({ messages: input, prompt: params.prompt, budget: params.tokenBudget });
@@ -219,7 +296,9 @@ export function createEngine(deps) {
           logger.info(formatLogLine(key, st) + fold + (r.stats.overBudget ? " over-budget: the protected recent turns alone exceed it" : ""));
         }
         s.lastAssembleAt = Date.now();
-        const out = { messages: applySteps(input, r.steps), estimatedTokens: r.estimatedTokens };
+        // Kept messages are the host's own objects; replacements are messages in its shape.
+        /** @type {HostAssembleResult} */
+        const out = { messages: /** @type {HostMessages} */ (applySteps(input, r.steps)), estimatedTokens: r.estimatedTokens };
         s.lastOutput = out.messages;
         const memory = memoryPromptFor(params);
         if (memory) out.systemPromptAddition = memory;

@@ -5,10 +5,11 @@ import { definePluginEntry } from "openclaw/plugin-sdk/plugin-entry";
 import { buildMemorySystemPromptAddition } from "openclaw/plugin-sdk/core";
 import { createEngine, ENGINE_ID } from "./engine.js";
 import { resolveStateDir } from "./store.js";
-import { registerTools } from "./tools.js";
+import { registerTools } from "./tools/index.js";
 
 const manifest = JSON.parse(readFileSync(new URL("../../openclaw.plugin.json", import.meta.url), "utf8"));
 
+/** @type {Promise<any> | undefined} */
 let transcriptSdk;
 /** The host's transcript reader (SQLite transcripts), loaded once on first use. */
 function loadTranscriptSdk() {
@@ -25,7 +26,7 @@ export default definePluginEntry({
     // Resolved per use: the config hot-reloads and api.runtime is not available in every
     // registration mode.
     const deps = () => {
-      const config = api.pluginConfig ?? {};
+      const config = /** @type {Record<string, any>} */ (api.pluginConfig ?? {});
       return {
         logger: api.logger,
         config,
@@ -34,7 +35,7 @@ export default definePluginEntry({
         transcriptSdk: loadTranscriptSdk,
         // The legacy engine puts the memory plugin's guidance into the system prompt; a
         // context engine has to hand it over itself.
-        memoryPrompt: (p) =>
+        memoryPrompt: (/** @type {any} */ p) =>
           buildMemorySystemPromptAddition({ availableTools: p.availableTools, citationsMode: p.citationsMode, agentSessionKey: p.sessionKey }),
         api,
         version: manifest.version,

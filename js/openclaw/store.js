@@ -8,9 +8,14 @@ import { createHash, randomBytes } from "node:crypto";
 import path from "node:path";
 import os from "node:os";
 
-/** A file-name-safe, stable name for an arbitrary key. */
+/**
+ * A file-name-safe, stable name for an arbitrary key.
+ * @param {unknown} key
+ */
 export function keyName(key) {
-  const safe = String(key).replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 48);
+  const safe = String(key)
+    .replace(/[^A-Za-z0-9._-]+/g, "_")
+    .slice(0, 48);
   const hash = createHash("sha256").update(String(key)).digest("hex").slice(0, 16);
   return `${safe}-${hash}`;
 }
@@ -18,6 +23,8 @@ export function keyName(key) {
 /**
  * Resolves the folder contextfold keeps its records in (`<host state dir>/contextfold`), or
  * with `bare` the host's state dir itself.
+ * @param {{configured?: string, api?: any, env?: NodeJS.ProcessEnv, bare?: boolean}} [o]
+ * @returns {string}
  */
 export function resolveStateDir({ configured, api, env = process.env, bare = false } = {}) {
   if (configured && !bare) return path.resolve(configured);
@@ -31,7 +38,11 @@ export function resolveStateDir({ configured, api, env = process.env, bare = fal
   return bare ? base : path.join(base, "contextfold");
 }
 
-/** Writes `data` to a fresh temp file beside `file`, fsynced; returns its path. */
+/**
+ * Writes `data` to a fresh temp file beside `file`, fsynced; returns its path.
+ * @param {string} file
+ * @param {string | Uint8Array} data
+ */
 async function writeTemp(file, data) {
   await fs.mkdir(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`;
@@ -45,7 +56,11 @@ async function writeTemp(file, data) {
   return tmp;
 }
 
-/** Writes `data` to `file` atomically (temp + fsync + rename). */
+/**
+ * Writes `data` to `file` atomically (temp + fsync + rename).
+ * @param {string} file
+ * @param {string | Uint8Array} data
+ */
 export async function writeAtomic(file, data) {
   const tmp = await writeTemp(file, data);
   try {
@@ -58,6 +73,8 @@ export async function writeAtomic(file, data) {
 
 /**
  * Creates `file` with `data` only if it does not exist yet. Returns false when it existed.
+ * @param {string} file
+ * @param {string | Uint8Array} data
  */
 export async function createOnce(file, data) {
   const tmp = await writeTemp(file, data);
@@ -74,6 +91,10 @@ export async function createOnce(file, data) {
 
 /** The per-session record store. */
 export class SessionStore {
+  /**
+   * @param {string} stateDir
+   * @param {string | undefined} sessionKey
+   */
   constructor(stateDir, sessionKey) {
     this.dir = path.join(stateDir, "sessions", keyName(sessionKey || "default"));
   }
@@ -81,6 +102,8 @@ export class SessionStore {
   /**
    * Records a committed turn. Returns "committed" the first time a key is seen and
    * "duplicate" afterwards.
+   * @param {string} advancementKey
+   * @param {object} record
    */
   async commitTurn(advancementKey, record) {
     const file = path.join(this.dir, "commits", `${keyName(advancementKey)}.json`);

@@ -7,12 +7,25 @@ import { splitConfig } from "../core/config.js";
 import { replayTimeline, replayTurns, replaySession, replaySummary, tokenCounter } from "../core/replay.js";
 import { parseJsonlBytes, decodeUtf8, lineAt } from "./entries.js";
 
+/** @import { Core } from "../core/core.js" */
+/** @import { TurnExplanation } from "../core/types.js" */
+
+/**
+ * What the page asks the engine for: the upcoming prompt, the budget (null: the config's
+ * maxTokens) and the settings that differ from the defaults.
+ * @typedef {{prompt: string, budget: number | null, config: Record<string, unknown>}} RunSettings
+ */
+/** A session read on the page. @typedef {ReturnType<typeof readSession>} PlaygroundSession */
+/** What `run` returns. @typedef {ReturnType<typeof run>} RunResult */
+
 let instances = 0;
 
 /**
  * Loads and initialises the wasm core from `wasmDir` (a URL ending in a slash). Each call
  * after the first imports the glue under a new URL, hence a fresh instance and memory (to
  * replace one that trapped).
+ * @param {URL} wasmDir
+ * @returns {Promise<Core>}
  */
 export async function loadCore(wasmDir) {
   const url = new URL("contextfold.js", wasmDir);
@@ -30,26 +43,33 @@ export async function loadCore(wasmDir) {
 export function readSession(bytes, { name, format = "auto" }) {
   const text = decodeUtf8(bytes);
   const r = readMessages(text, { format, name });
-  const base = name.split(/[\\/]/).pop();
+  const base = /** @type {string} */ (name.split(/[\\/]/).pop());
   const parsed = r.format === "openclaw" ? parseJsonlBytes(bytes, 0, base) : undefined;
   const entries = parsed?.entries;
   const session = r.sessionId ?? base.replace(/\.[^.]+$/, "");
   // Message position → its transcript entry (for recovering the original lines).
+  /** @type {([number, number] | undefined)[] | undefined} */
   let lines;
   if (parsed && r.entries) {
-    const rangeById = new Map(entries.map((e) => [e.id, e.range]));
+    const rangeById = new Map(parsed.entries.map((e) => [e.id, e.range]));
     lines = r.entries.map((e) => rangeById.get(e.id));
   }
   return { ...r, entries, session, bytes, name, lines };
 }
 
-/** The core's part of a plugin config (JS-only keys such as stateDir are not the core's). */
+/**
+ * The core's part of a plugin config (JS-only keys such as stateDir are not the core's).
+ * @param {Record<string, unknown>} config
+ */
 export function coreConfig(config) {
   return splitConfig(config).core;
 }
 
 /**
  * Runs the one-shot assemble.
+ * @param {Core} core
+ * @param {PlaygroundSession} s
+ * @param {RunSettings} settings
  * @returns the core's result plus the applied messages, the log line and what was asked
  */
 export function run(core, s, { prompt, budget, config }) {
@@ -72,7 +92,11 @@ export function run(core, s, { prompt, budget, config }) {
   };
 }
 
-/** The original messages of a turn and, for a JSONL input, its transcript lines. */
+/**
+ * The original messages of a turn and, for a JSONL input, its transcript lines.
+ * @param {PlaygroundSession} s
+ * @param {TurnExplanation} turn
+ */
 export function recover(s, turn) {
   const [a, b] = turn.range;
   const messages = s.messages.slice(a, b);

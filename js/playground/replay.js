@@ -33,7 +33,12 @@ function plot({ id, title, summary, y, max, ticks, label, marks }) {
   const px = (j) => PAD.left + (n > 1 ? (j / (n - 1)) * iw : iw / 2);
   const py = (v) => PAD.top + ih - (Math.min(v, max) / max) * ih;
   const grid = ticks.map((t) =>
-    s("g", { class: "replay-tick" }, s("line", { x1: PAD.left, x2: W - PAD.right, y1: py(t), y2: py(t) }), s("text", { x: PAD.left - 6, y: py(t) + 4, "text-anchor": "end" }, label(t))),
+    s(
+      "g",
+      { class: "replay-tick" },
+      s("line", { x1: PAD.left, x2: W - PAD.right, y1: py(t), y2: py(t) }),
+      s("text", { x: PAD.left - 6, y: py(t) + 4, "text-anchor": "end" }, label(t)),
+    ),
   );
   const lines = METHODS.map(([key, name]) => {
     const rows = summary.methods[key].perRequest;
@@ -86,30 +91,38 @@ function table(summary, price) {
     "div",
     { class: "replay-scroll" },
     h(
-    "table",
-    { class: "replay-table" },
-    h("thead", {}, h("tr", {}, head.map(([c, title]) => h("th", { scope: "col", title: title || undefined }, c)))),
-    h(
-      "tbody",
-      {},
-      METHODS.map(([key, name]) => {
-        const m = summary.methods[key];
-        const c = m.cost[price];
-        return h(
+      "table",
+      { class: "replay-table" },
+      h(
+        "thead",
+        {},
+        h(
           "tr",
-          { "data-method": key },
-          h("th", { scope: "row" }, name),
-          h("td", {}, fmt(m.tokens.mean)),
-          h("td", {}, fmt(m.tokens.max)),
-          h("td", {}, String(m.overBudget)),
-          h("td", {}, m.meanReuse == null ? "–" : m.meanReuse.toFixed(2)),
-          h("td", {}, String(m.breaks)),
-          h("td", {}, usd(c.usd)),
-          h("td", {}, times(c.vsPassThrough)),
-          h("td", {}, times(c.vsRecency)),
-        );
-      }),
-    ),
+          {},
+          head.map(([c, title]) => h("th", { scope: "col", title: title || undefined }, c)),
+        ),
+      ),
+      h(
+        "tbody",
+        {},
+        METHODS.map(([key, name]) => {
+          const m = summary.methods[key];
+          const c = m.cost[price];
+          return h(
+            "tr",
+            { "data-method": key },
+            h("th", { scope: "row" }, name),
+            h("td", {}, fmt(m.tokens.mean)),
+            h("td", {}, fmt(m.tokens.max)),
+            h("td", {}, String(m.overBudget)),
+            h("td", {}, m.meanReuse == null ? "–" : m.meanReuse.toFixed(2)),
+            h("td", {}, String(m.breaks)),
+            h("td", {}, usd(c.usd)),
+            h("td", {}, times(c.vsPassThrough)),
+            h("td", {}, times(c.vsRecency)),
+          );
+        }),
+      ),
     ),
   );
 }
@@ -144,9 +157,17 @@ function render(summary, price) {
     ticks: niceTicks(tokenMax),
     label: (t) => (t >= 1000 ? `${t / 1000}k` : String(t)),
     marks: ({ px, py }) => [
-      s("line", { class: "replay-budget", x1: PAD.left, x2: W - PAD.right, y1: py(summary.budget), y2: py(summary.budget) }, s("title", {}, `budget ${fmt(summary.budget)}`)),
+      s(
+        "line",
+        { class: "replay-budget", x1: PAD.left, x2: W - PAD.right, y1: py(summary.budget), y2: py(summary.budget) },
+        s("title", {}, `budget ${fmt(summary.budget)}`),
+      ),
       ...breaks.map(([q, j]) =>
-        s("circle", { class: "replay-break", cx: px(j), cy: py(q.tokens), r: 2.5 }, s("title", {}, `user message ${q.turn}: ${q.break.reason} at message ${q.break.index}`)),
+        s(
+          "circle",
+          { class: "replay-break", cx: px(j), cy: py(q.tokens), r: 2.5 },
+          s("title", {}, `user message ${q.turn}: ${q.break.reason} at message ${q.break.index}`),
+        ),
       ),
     ],
   });
@@ -160,7 +181,11 @@ function render(summary, price) {
     label: (t) => `${Math.round(t * 100)} %`,
   });
   return [
-    h("p", { class: "replay-meta" }, `${summary.requests} requests (user messages ${summary.turns.first}–${summary.turns.last} of ${summary.messages}), budget ${fmt(summary.budget)} tokens, ${summary.seconds.toFixed(1)} s`),
+    h(
+      "p",
+      { class: "replay-meta" },
+      `${summary.requests} requests (user messages ${summary.turns.first}–${summary.turns.last} of ${summary.messages}), budget ${fmt(summary.budget)} tokens, ${summary.seconds.toFixed(1)} s`,
+    ),
     table(summary, price),
     legend(),
     h("h3", {}, "Tokens per request"),
@@ -212,7 +237,13 @@ export function mountReplay(root, { run, key }) {
 
   function show() {
     const stale = state.summary && state.key !== key();
-    status.textContent = state.running ? "replaying…" : state.error ? `The replay failed: ${state.error}` : stale ? "The input or settings changed since: replay again." : "";
+    status.textContent = state.running
+      ? "replaying…"
+      : state.error
+        ? `The replay failed: ${state.error}`
+        : stale
+          ? "The input or settings changed since: replay again."
+          : "";
     result.replaceChildren(...(state.summary ? render(state.summary, state.price) : []));
     result.classList.toggle("is-stale", Boolean(stale));
   }

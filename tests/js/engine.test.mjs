@@ -127,7 +127,14 @@ test("inside a tool loop the host re-assembles our own output: passed through, n
   const loop = [
     ...first.messages,
     { role: "user", content: "next", timestamp: 7 },
-    { role: "assistant", content: [{ type: "thinking", thinking: "look", thinkingSignature: "s" }, { type: "toolCall", id: "c9", name: "read", arguments: {} }], timestamp: 8 },
+    {
+      role: "assistant",
+      content: [
+        { type: "thinking", thinking: "look", thinkingSignature: "s" },
+        { type: "toolCall", id: "c9", name: "read", arguments: {} },
+      ],
+      timestamp: 8,
+    },
     { role: "toolResult", toolCallId: "c9", toolName: "read", content: [{ type: "text", text: "data" }], isError: false, timestamp: 9 },
   ];
   const again = await engine.assemble({ sessionKey: "agent:main:loop", messages: loop, tokenBudget: 19000 });
@@ -151,7 +158,10 @@ test("a long session rewrites index.json only as it grows by 5 %; after a restar
   const transcript = path.join(hostStateDir, "agents", "main", "sessions", `${sessionId}.jsonl`);
   mkdirSync(path.dirname(transcript), { recursive: true });
   const lines = [...sessionLines({ turns: 235, seed: 4, sessionId })];
-  const turnStarts = lines.map((l, i) => [JSON.parse(l), i]).filter(([v]) => v.message?.role === "user").map(([, i]) => i);
+  const turnStarts = lines
+    .map((l, i) => [JSON.parse(l), i])
+    .filter(([v]) => v.message?.role === "user")
+    .map(([, i]) => i);
   const logger = { info: () => {}, warn: () => {}, error: () => {} };
   const engine = createEngine({ logger, config: {}, stateDir, hostStateDir });
   writeFileSync(transcript, lines.slice(0, turnStarts[0]).join("\n") + "\n");
@@ -183,9 +193,14 @@ test("a long session rewrites index.json only as it grows by 5 %; after a restar
   assert.equal(indexTurns(), 235, "and the catch-up was written");
 });
 
-test("the host's second assemble of our own output with the prompt plans the original history again", { skip: !hasHost && "openclaw not installed" }, async () => {
+test("the host's second assemble of our own output with the prompt plans the original history again", {
+  skip: !hasHost && "openclaw not installed",
+}, async () => {
   const { sessionLines } = await import(path.join(PKG, "..", "bench", "soak", "generate.mjs"));
-  const history = [...sessionLines({ turns: 40, seed: 9 })].map((l) => JSON.parse(l)).filter((v) => v.type === "message").map((v) => v.message);
+  const history = [...sessionLines({ turns: 40, seed: 9 })]
+    .map((l) => JSON.parse(l))
+    .filter((v) => v.type === "message")
+    .map((v) => v.message);
   const entry = await loadEntry();
   const { api, engines } = fakeApi({ stateDir: mkdtempSync(path.join(os.tmpdir(), "cf-")) });
   entry.register(api);
@@ -200,7 +215,11 @@ test("the host's second assemble of our own output with the prompt plans the ori
   // Same prompt, our output, the same budget (a tool-loop iteration of a deferred turn): the
   // same plan of the host's turns, and its summary queue.
   const second = await engine.assemble({ sessionKey: key, messages: first.messages, tokenBudget: 1500, prompt: "next" });
-  assert.deepEqual(live().lastAssemble.result.turns.map((t) => t.id), ids, "the turns are the host's, not our stubs'");
+  assert.deepEqual(
+    live().lastAssemble.result.turns.map((t) => t.id),
+    ids,
+    "the turns are the host's, not our stubs'",
+  );
   assert.deepEqual(live().pendingSummaries, queue, "the summary queue survives");
   assert.ok(live().lastMessages.length === history.length && live().lastMessages.every((m, i) => m === history[i]), "planned over the host's history");
   assert.deepEqual(second.messages, first.messages);
@@ -213,5 +232,8 @@ test("the host's second assemble of our own output with the prompt plans the ori
   // A larger budget: folds stay folded (sticky), still the host's turns.
   const fourth = await engine.assemble({ sessionKey: key, messages: third.messages, tokenBudget: 19000, prompt: "next" });
   assert.ok(fourth.messages.length <= history.length);
-  assert.deepEqual(live().lastAssemble.result.turns.map((t) => t.id), ids);
+  assert.deepEqual(
+    live().lastAssemble.result.turns.map((t) => t.id),
+    ids,
+  );
 });

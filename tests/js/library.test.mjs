@@ -48,7 +48,10 @@ test("assemble on an array of messages is what `contextfold assemble --json` pri
       const want = withFile(messages, (f) => cliAssemble(f, budget));
       const got = await lib.assemble(messages, { budget });
       assert.deepEqual(got.messages, want.messages, `${name} at ${budget}`);
-      assert.deepEqual(got.turns.map(({ id, topic, decision, reason, tokensBefore, tokensAfter }) => ({ id, topic, decision, reason, tokensBefore, tokensAfter })), want.turns);
+      assert.deepEqual(
+        got.turns.map(({ id, topic, decision, reason, tokensBefore, tokensAfter }) => ({ id, topic, decision, reason, tokensBefore, tokensAfter })),
+        want.turns,
+      );
       assert.deepEqual(got.stats, want.stats);
       // The live session's first request plans the same (its index holds the same ids).
       const s = await lib.openSession();
@@ -73,7 +76,10 @@ test("a transcript as text or bytes reads as the CLI reads the file; recover ret
   );
   const fromText = await lib.recover(bytes.toString("utf8"), turn.id);
   assert.equal(fromText.lines.join(""), Buffer.concat(fromBytes.lines).toString("utf8"));
-  assert.deepEqual(fromText.messages, fromText.lines.map((l) => JSON.parse(l).message));
+  assert.deepEqual(
+    fromText.messages,
+    fromText.lines.map((l) => JSON.parse(l).message),
+  );
 });
 
 test("a live session fed turn by turn indexes as a fresh one does; a changed history is indexed again", async () => {

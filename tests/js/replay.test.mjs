@@ -90,7 +90,10 @@ test("every prefix break is counted where the request stops repeating the previo
       assert.equal(rows[j].billed.anthropic.read, k === prev.length ? tokens(prev) : 0);
       assert.equal(rows[j].billed.anthropic.written, tokens(cur) - rows[j].billed.anthropic.read);
     }
-    assert.ok(rows.some((q) => q.break && q.commonTokens > 0), "a break that still shares a prefix (the case where the rules differ)");
+    assert.ok(
+      rows.some((q) => q.break && q.commonTokens > 0),
+      "a break that still shares a prefix (the case where the rules differ)",
+    );
     assert.equal(summary.methods.contextfold.breaks, rows.filter((q) => q.break).length);
   }
 });
@@ -98,7 +101,15 @@ test("every prefix break is counted where the request stops repeating the previo
 test("costs follow each preset's cache rule on a hand-made session", () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), "cf-replay-"));
   const file = path.join(dir, "tiny.jsonl");
-  const said = ["Which river runs through Lyon?", "The Rhône, joined there by the Saône.", "And through Prague?", "The Vltava.", "And Budapest?", "The Danube.", "Thanks!"];
+  const said = [
+    "Which river runs through Lyon?",
+    "The Rhône, joined there by the Saône.",
+    "And through Prague?",
+    "The Vltava.",
+    "And Budapest?",
+    "The Danube.",
+    "Thanks!",
+  ];
   const lines = [{ type: "session", version: 4, id: "tiny", timestamp: "2026-01-01T00:00:00.000Z" }];
   said.forEach((text, i) => {
     const message = { role: i % 2 ? "assistant" : "user", content: [{ type: "text", text }], timestamp: 1_767_225_600_000 + i * 1000 };
@@ -111,13 +122,24 @@ test("costs follow each preset's cache rule on a hand-made session", () => {
 
   // A budget that holds everything: the engine sends the history as it is, like pass-through.
   const roomy = replay([file, "--budget", "100000"]);
-  assert.deepEqual(roomy.requests.map((r) => r.turn), [2, 4, 6]);
+  assert.deepEqual(
+    roomy.requests.map((r) => r.turn),
+    [2, 4, 6],
+  );
   const sizes = [upto(2), upto(4), upto(6)];
   const p = roomy.summary.prices;
   // OpenAI and DeepSeek: the prefix shared with the previous request at the cached rate, the rest as input.
-  const prefix = (rate) => (sizes[0] * rate.input + sizes[0] * rate.cacheRead + (sizes[1] - sizes[0]) * rate.input + sizes[1] * rate.cacheRead + (sizes[2] - sizes[1]) * rate.input) / 1e6;
+  const prefix = (rate) =>
+    (sizes[0] * rate.input + sizes[0] * rate.cacheRead + (sizes[1] - sizes[0]) * rate.input + sizes[1] * rate.cacheRead + (sizes[2] - sizes[1]) * rate.input) /
+    1e6;
   // Anthropic: the previous request read whole from the cache, the rest written.
-  const breakpoint = (rate) => (sizes[0] * rate.cacheWrite + sizes[0] * rate.cacheRead + (sizes[1] - sizes[0]) * rate.cacheWrite + sizes[1] * rate.cacheRead + (sizes[2] - sizes[1]) * rate.cacheWrite) / 1e6;
+  const breakpoint = (rate) =>
+    (sizes[0] * rate.cacheWrite +
+      sizes[0] * rate.cacheRead +
+      (sizes[1] - sizes[0]) * rate.cacheWrite +
+      sizes[1] * rate.cacheRead +
+      (sizes[2] - sizes[1]) * rate.cacheWrite) /
+    1e6;
   const close = (a, b) => assert.ok(Math.abs(a - b) <= 1e-12 * Math.max(1, Math.abs(b)), `${a} ≠ ${b}`);
   for (const m of ["contextfold", "passThrough", "recency"]) {
     const c = roomy.summary.methods[m].cost;
@@ -145,16 +167,22 @@ test("costs follow each preset's cache rule on a hand-made session", () => {
   const tight = replay([file, "--budget", String(budget), "--price", "openai"]);
   assert.deepEqual(Object.keys(tight.summary.prices), ["openai"]);
   const rec = tight.summary.methods.recency;
-  assert.deepEqual(rec.perRequest.map((q) => q.tokens), pairs);
+  assert.deepEqual(
+    rec.perRequest.map((q) => q.tokens),
+    pairs,
+  );
   assert.equal(rec.breaks, 2);
   assert.deepEqual(rec.breakReasons, { "messages dropped": 2 });
-  close(rec.cost.openai.usd, (pairs[0] + pairs[1] + pairs[2]) * p.openai.input / 1e6);
+  close(rec.cost.openai.usd, ((pairs[0] + pairs[1] + pairs[2]) * p.openai.input) / 1e6);
 });
 
 test("--turns replays only the last K user turns; the human summary shows the three methods", () => {
   const { requests } = replay([MULTITOPIC, "--turns", "3", "--budget", "700"]);
   const all = activeMessages(MULTITOPIC).flatMap((m, i) => (m.role === "user" && i > 0 ? [i] : []));
-  assert.deepEqual(requests.map((r) => r.turn), all.slice(-3));
+  assert.deepEqual(
+    requests.map((r) => r.turn),
+    all.slice(-3),
+  );
 
   const r = cli(["replay", MULTITOPIC, "--budget", "700"]);
   assert.equal(r.code, 0, r.stderr);

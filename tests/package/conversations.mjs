@@ -46,10 +46,22 @@ export function anthropic() {
       ],
     },
     { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "N".repeat(3000) }] },
-    { role: "assistant", content: [{ type: "thinking", thinking: "It is all N.", signature: "sig-2" }, { type: "text", text: "notes.txt holds 3,000 letters N." }] },
+    {
+      role: "assistant",
+      content: [
+        { type: "thinking", thinking: "It is all N.", signature: "sig-2" },
+        { type: "text", text: "notes.txt holds 3,000 letters N." },
+      ],
+    },
     ...SUBJECTS.flatMap(([s, a], i) => [
       { role: "user", content: `Tell me about ${s}.` },
-      { role: "assistant", content: [{ type: "thinking", thinking: `Thinking about ${s}.`, signature: `sig-s${i}` }, { type: "text", text: pad(a) }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: `Thinking about ${s}.`, signature: `sig-s${i}` },
+          { type: "text", text: pad(a) },
+        ],
+      },
     ]),
     { role: "user", content: "And how long is the Alta Via 1?" },
   ];
@@ -59,15 +71,36 @@ export function anthropic() {
 export function openclaw() {
   let t = 1_764_000_000_000;
   const at = () => (t += 1000);
-  const asst = (content, extra = {}) => ({ role: "assistant", content, api: "anthropic-messages", provider: "anthropic", model: "claude", stopReason: "stop", timestamp: at(), ...extra });
+  const asst = (content, extra = {}) => ({
+    role: "assistant",
+    content,
+    api: "anthropic-messages",
+    provider: "anthropic",
+    model: "claude",
+    stopReason: "stop",
+    timestamp: at(),
+    ...extra,
+  });
   return [
     { role: "user", content: "What is in notes.txt?", timestamp: at() },
-    asst([{ type: "thinking", thinking: "The user wants the file; I will read it.", thinkingSignature: "sig-1" }, { type: "toolCall", id: "call_1", name: "read_file", arguments: { path: "notes.txt" } }], { stopReason: "toolUse" }),
+    asst(
+      [
+        { type: "thinking", thinking: "The user wants the file; I will read it.", thinkingSignature: "sig-1" },
+        { type: "toolCall", id: "call_1", name: "read_file", arguments: { path: "notes.txt" } },
+      ],
+      { stopReason: "toolUse" },
+    ),
     { role: "toolResult", toolCallId: "call_1", toolName: "read_file", content: [{ type: "text", text: "N".repeat(3000) }], isError: false, timestamp: at() },
-    asst([{ type: "thinking", thinking: "It is all N.", thinkingSignature: "sig-2" }, { type: "text", text: "notes.txt holds 3,000 letters N." }]),
+    asst([
+      { type: "thinking", thinking: "It is all N.", thinkingSignature: "sig-2" },
+      { type: "text", text: "notes.txt holds 3,000 letters N." },
+    ]),
     ...SUBJECTS.flatMap(([s, a], i) => [
       { role: "user", content: [{ type: "text", text: `Tell me about ${s}.` }], timestamp: at() },
-      asst([{ type: "thinking", thinking: `Thinking about ${s}.`, thinkingSignature: `sig-s${i}` }, { type: "text", text: pad(a) }]),
+      asst([
+        { type: "thinking", thinking: `Thinking about ${s}.`, thinkingSignature: `sig-s${i}` },
+        { type: "text", text: pad(a) },
+      ]),
     ]),
     { role: "user", content: [{ type: "text", text: "And how long is the Alta Via 1?" }], timestamp: at() },
   ];

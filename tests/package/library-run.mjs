@@ -32,7 +32,12 @@ for (const [format, messages] of Object.entries(conversations)) {
   const userAt = messages.flatMap((m, i) => (prompt(m) ? [i] : []));
   r.sessionSteps = userAt.map((i) => {
     const step = session.assemble(messages.slice(0, i + 1), { budget: OPTIONS.budget });
-    return { upTo: i + 1, messages: step.messages.length, estimatedTokens: step.estimatedTokens, folded: step.turns.filter((t) => t.decision === "stubbed" || t.decision === "summarized").map((t) => t.id) };
+    return {
+      upTo: i + 1,
+      messages: step.messages.length,
+      estimatedTokens: step.estimatedTokens,
+      folded: step.turns.filter((t) => t.decision === "stubbed" || t.decision === "summarized").map((t) => t.id),
+    };
   });
   const last = session.assemble(messages, { budget: OPTIONS.budget });
   const lastFolded = last.turns.find((t) => t.decision === "stubbed" || t.decision === "summarized");

@@ -28,7 +28,16 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const COMMANDS = ["clean", "assemble", "recover", "replay"];
 
 /** Files the package may hold, relative to its root (npm pack puts them under package/). */
-const RUNTIME = [/^package\.json$/, /^README\.md$/, /^LICENSE$/, /^openclaw\.plugin\.json$/, /^js\/cli\.js$/, /^js\/(core|openclaw|lib)\/[\w-]+\.(js|d\.ts)$/, /^wasm\/contextfold(_bg\.wasm|\.js|\.d\.ts|_bg\.wasm\.d\.ts)$/, /^playground\/.+/];
+const RUNTIME = [
+  /^package\.json$/,
+  /^README\.md$/,
+  /^LICENSE$/,
+  /^openclaw\.plugin\.json$/,
+  /^js\/cli\.js$/,
+  /^js\/(core|openclaw|lib)\/[\w-]+\.(js|d\.ts)$/,
+  /^wasm\/contextfold(_bg\.wasm|\.js|\.d\.ts|_bg\.wasm\.d\.ts)$/,
+  /^playground\/.+/,
+];
 
 let tarball;
 let project;
@@ -69,10 +78,25 @@ after(() => {
 test("the tarball holds the runtime files only", () => {
   const list = run("tar", ["tzf", tarball], { cwd: ROOT });
   assert.equal(list.code, 0, list.stderr);
-  const files = list.stdout.split("\n").filter(Boolean).map((f) => f.replace(/^package\//, ""));
+  const files = list.stdout
+    .split("\n")
+    .filter(Boolean)
+    .map((f) => f.replace(/^package\//, ""));
   const stray = files.filter((f) => !RUNTIME.some((re) => re.test(f)));
   assert.deepEqual(stray, [], "files that are not runtime files");
-  for (const f of ["package.json", "LICENSE", "README.md", "openclaw.plugin.json", "js/cli.js", "js/lib/node.js", "js/lib/node.d.ts", "js/lib/browser.js", "js/openclaw/index.js", "wasm/contextfold_bg.wasm", "playground/index.html"]) {
+  for (const f of [
+    "package.json",
+    "LICENSE",
+    "README.md",
+    "openclaw.plugin.json",
+    "js/cli.js",
+    "js/lib/node.js",
+    "js/lib/node.d.ts",
+    "js/lib/browser.js",
+    "js/openclaw/index.js",
+    "wasm/contextfold_bg.wasm",
+    "playground/index.html",
+  ]) {
     assert.ok(files.includes(f), `${f} is in the tarball`);
   }
   const pkg = JSON.parse(readFileSync(path.join(project, "node_modules", "contextfold", "package.json"), "utf8"));
@@ -90,12 +114,21 @@ function listedCommands() {
   const help = npx("--help");
   assert.equal(help.code, 0, help.stderr);
   const block = help.stdout.split(/\n\s*\n/).find((b) => b.startsWith("commands:")) ?? "";
-  return new Set(block.split("\n").slice(1).map((l) => l.trim().split(/\s+/)[0]));
+  return new Set(
+    block
+      .split("\n")
+      .slice(1)
+      .map((l) => l.trim().split(/\s+/)[0]),
+  );
 }
 
 /** Message entries on the sample's active branch (its entries form one chain). */
 function sampleMessages(file) {
-  return readFileSync(path.join(project, file), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)).filter((e) => e.type === "message").length;
+  return readFileSync(path.join(project, file), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+    .filter((e) => e.type === "message").length;
 }
 
 const CHECKS = {
@@ -115,7 +148,10 @@ const CHECKS = {
     const out = JSON.parse(r.stdout);
     assert.ok(out.estimatedTokens <= 600 || out.stats.overBudget, `fits the budget: ${out.estimatedTokens}`);
     assert.ok(out.messages.length < sampleMessages("multitopic.jsonl"));
-    assert.ok(out.turns.some((t) => t.decision === "stubbed" || t.decision === "summarized"), "old turns are folded");
+    assert.ok(
+      out.turns.some((t) => t.decision === "stubbed" || t.decision === "summarized"),
+      "old turns are folded",
+    );
   },
   recover() {
     const asm = JSON.parse(npx("assemble", "multitopic.jsonl", "--budget", "600", "--json").stdout);
@@ -230,7 +266,13 @@ await assemble(openai, { budgett: 1 });
 await openSession({ mode: "shrink" });
 `,
   );
-  writeFileSync(path.join(project, "tsconfig.json"), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", lib: ["es2022", "dom"], types: [] }, files: ["use.ts"] }));
+  writeFileSync(
+    path.join(project, "tsconfig.json"),
+    JSON.stringify({
+      compilerOptions: { strict: true, noEmit: true, module: "nodenext", moduleResolution: "nodenext", target: "es2022", lib: ["es2022", "dom"], types: [] },
+      files: ["use.ts"],
+    }),
+  );
   const r = run(process.execPath, [tsc, "-p", "tsconfig.json"]);
   assert.equal(r.code, 0, `tsc: ${r.stdout}${r.stderr}`);
 });
@@ -287,14 +329,22 @@ try {
 } catch {
   playwright = null;
 }
-const noBrowser = !existsSync(CHROMIUM) ? `${CHROMIUM} is missing: bash scripts/setup-browser.sh` : !playwright ? "playwright-core is missing: bash scripts/setup.sh --tests" : false;
+const noBrowser = !existsSync(CHROMIUM)
+  ? `${CHROMIUM} is missing: bash scripts/setup-browser.sh`
+  : !playwright
+    ? "playwright-core is missing: bash scripts/setup.sh --tests"
+    : false;
 
 /** Serves `dir` on 127.0.0.1 and opens a headless Chromium page on it. */
 async function openPage(dir, t) {
   const { serve } = await import("../../js/playground/serve.mjs");
   const server = await serve(dir, { host: "127.0.0.1", port: 0 });
   const origin = `http://127.0.0.1:${server.address().port}`;
-  const browser = await playwright.chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"] });
+  const browser = await playwright.chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"],
+  });
   t.after(async () => {
     await browser.close();
     await new Promise((r) => server.close(r));
@@ -317,7 +367,10 @@ test("the package's playground runs on the package's own wasm", { skip: noBrowse
   assert.equal(await page.evaluate(() => document.documentElement.dataset.ready), "true", await page.textContent("#status"));
   const served = Buffer.from(await (await page.request.get(origin + "/wasm/contextfold_bg.wasm")).body());
   assert.ok(served.equals(readFileSync(path.join(pkg, "wasm", "contextfold_bg.wasm"))), "the playground's wasm is the package's, byte for byte");
-  assert.ok(fetched.some((u) => u.endsWith("/wasm/contextfold_bg.wasm")), "the page loaded it");
+  assert.ok(
+    fetched.some((u) => u.endsWith("/wasm/contextfold_bg.wasm")),
+    "the page loaded it",
+  );
   // The built-in sample as the page shows it is what the installed CLI prints.
   await page.click("#sample-coding");
   await page.waitForFunction(() => window.__contextfold.lastResult?.name === "session.jsonl", null, { timeout: 30_000 });
@@ -326,7 +379,11 @@ test("the package's playground runs on the package's own wasm", { skip: noBrowse
   assert.equal(cli.code, 0, cli.stderr);
   assert.deepEqual(shown.messages, JSON.parse(cli.stdout).messages);
   assert.deepEqual(errors, []);
-  assert.deepEqual(fetched.filter((u) => !u.startsWith(origin + "/")), [], "nothing is fetched from elsewhere");
+  assert.deepEqual(
+    fetched.filter((u) => !u.startsWith(origin + "/")),
+    [],
+    "nothing is fetched from elsewhere",
+  );
 });
 
 test("the library's browser entry in Chromium, from the installed package", { skip: noBrowser }, async (t) => {
