@@ -12,8 +12,9 @@ import { REPO } from "./common.mjs";
 // measured when they were set (bench/README.md gives the figures), so an engine change that
 // loses much of the gain fails CI; raise them as the engine improves.
 export const DEFAULT_MARGIN = 0.2;
-/** The size target of the shipped wasm core: 120 KB gzip -9 (bench/size/README.md). */
-export const WASM_GZIP_LIMIT = 120 * 1024;
+/** The size ceiling of the shipped wasm core: 200 KiB gzip -9, a guard against pulling in
+ * something large by accident, not a target (bench/size/README.md). */
+export const WASM_GZIP_LIMIT = 200 * 1024;
 export const PROMPT_MARGIN = 0.2;
 export const MARGIN_BUDGETS = [4000, 8000];
 
@@ -95,7 +96,7 @@ export function fastChecks(results, raw, { margin, deterministic, manifest }) {
   const wasmFile = join(REPO, "pkg-template", "wasm", "contextfold_bg.wasm");
   if (existsSync(wasmFile)) {
     const gz = gzipSize(wasmFile, readFileSync(wasmFile));
-    check(`the wasm core is at most ${WASM_GZIP_LIMIT / 1024} KB gzipped`, gz <= WASM_GZIP_LIMIT, `${gz} B gzip -9, limit ${WASM_GZIP_LIMIT} B`);
+    check(`the wasm core is at most ${WASM_GZIP_LIMIT / 1024} KiB gzipped`, gz <= WASM_GZIP_LIMIT, `${gz} B gzip -9, limit ${WASM_GZIP_LIMIT} B`);
   } else skip("wasm size", "pkg-template/wasm not built");
 
   // Recall margin over recency
