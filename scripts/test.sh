@@ -33,6 +33,8 @@ say "cargo test"
 cargo test --quiet
 say "node --test tests/js (built package)"
 node --test tests/js/
+say "behaviour check: clean and assemble outputs as recorded (scripts/identity.mjs)"
+node scripts/identity.mjs
 say "node --test bench/convert/test (dataset converters, real data)"
 node --test bench/convert/test/
 say "node --test tests/browser (playground in Chromium)"
