@@ -302,7 +302,11 @@ function breakdownTotals(index) {
   return sum;
 }
 
-/** The plugin config merged over defaults, then the session's runtime overrides. */
+/**
+ * The plugin config merged over defaults, then the session's runtime overrides, with each
+ * key's source. The host hands the plugin its config with the schema's defaults filled in,
+ * so a plugin-config value equal to the default is shown as the default.
+ */
 function effectiveConfig(pluginConfig, overrides) {
   const out = {};
   const source = {};
@@ -314,7 +318,7 @@ function effectiveConfig(pluginConfig, overrides) {
   }
   for (const [k, v] of Object.entries(pluginConfig ?? {})) {
     out[k] = v;
-    source[k] = "plugin config";
+    source[k] = JSON.stringify(v) === JSON.stringify(CONFIG_SCHEMA.properties[k]?.default) ? "default" : "plugin config";
   }
   for (const [k, v] of Object.entries(overrides ?? {})) {
     out[k] = v;
@@ -389,6 +393,7 @@ export async function statusReport(s, deps) {
           stubbed: r.stats.stubbed,
           overBudget: r.stats.overBudget,
           fallback: r.fallback ?? null,
+          recoveryTool: la.recoveryTool ?? null,
         }
       : null,
     index: { turns: index.turns.length, entries: index.entries, source: s.transcript?.kind ?? "none" },
@@ -407,7 +412,7 @@ export async function statusReport(s, deps) {
     `contextfold ${active ? "ACTIVE" : "NOT ACTIVE YET"} for session ${key} (${why.join("; ")})${details.slotSelected === false ? " — WARNING: plugins.slots.contextEngine does not select contextfold" : ""}`,
     `mode ${details.mode}; index ${index.turns.length} turns from ${details.index.source}`,
     r
-      ? `last request: ${r.stats.clean.messagesBefore}→${r.stats.clean.messagesAfter} msgs, ~${fmt(r.stats.clean.tokensBefore)}→~${fmt(r.estimatedTokens)} tokens of ${fmt(r.stats.budget)}; turns kept ${r.stats.kept}, cleaned ${r.stats.cleaned}, truncated ${r.stats.truncated}, summarized ${r.stats.summarized}, stubbed ${r.stats.stubbed}${r.stats.overBudget ? " (OVER BUDGET: the protected turns alone exceed it)" : ""}`
+      ? `last request: ${r.stats.clean.messagesBefore}→${r.stats.clean.messagesAfter} msgs, ~${fmt(r.stats.clean.tokensBefore)}→~${fmt(r.estimatedTokens)} tokens of ${fmt(r.stats.budget)}; turns kept ${r.stats.kept}, cleaned ${r.stats.cleaned}, truncated ${r.stats.truncated}, summarized ${r.stats.summarized}, stubbed ${r.stats.stubbed}${r.stats.overBudget ? " (OVER BUDGET: the protected turns alone exceed it)" : ""}; recovery tool ${la.recoveryTool === undefined ? "offered: unknown" : la.recoveryTool ? "offered to the model" : "NOT offered to the model"}`
       : "last request: none in this process",
     `caches: ${details.caches.summaries} summaries (${details.caches.llmSummaries} by LLM), ${details.caches.foldedTurns} folded turns, ${details.caches.subtopicLabels} sub-topic labels, ${details.caches.pins} pins`,
     `background queue: ${details.pendingSummaries.length} turn(s) waiting for a summary`,
@@ -688,7 +693,7 @@ function defineTools() {
         const lines = [
           changes.length ? `changed: ${changes.join("; ")} (from the next request on)` : "no change",
           "effective config:",
-          ...Object.entries(shown).map(([k, v]) => `  ${k} = ${JSON.stringify(v)}${source[k] !== "default" ? `  (${source[k]})` : ""}`),
+          ...Object.entries(shown).map(([k, v]) => `  ${k} = ${JSON.stringify(v)}  (${source[k]})`),
         ];
         return { text: lines.join("\n"), details: { effective: shown, source, overrides, changes } };
       },
