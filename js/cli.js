@@ -115,7 +115,10 @@ async function cmdClean(args) {
   const msgs = applySteps(s.messages, result.steps);
   if (result.fallback) process.stderr.write(`warning: ${result.fallback}\n`);
   const st = result.stats;
-  process.stderr.write((changed(st) ? formatLogLine(s.session, st) : `[contextfold] session=${s.session} nothing to clean (${st.messagesBefore} msgs, ${st.tokensBefore} tok)`) + "\n");
+  process.stderr.write(
+    (changed(st) ? formatLogLine(s.session, st) : `[contextfold] session=${s.session} nothing to clean (${st.messagesBefore} msgs, ${st.tokensBefore} tok)`) +
+      "\n",
+  );
   if (args.json) return out(JSON.stringify({ messages: msgs, stats: st }, null, 2));
   const kept = new Set(result.steps.map((x) => x.source));
   const lines = [`before: ${st.messagesBefore} messages, ~${st.tokensBefore} tokens`];
@@ -144,9 +147,13 @@ async function cmdAssemble(args) {
   }
   const lines = [`turns (${r.turns.length}): decision, tokens before → after, topic, reason`];
   for (const t of r.turns) {
-    lines.push(`  ${t.id.padEnd(18)} ${t.decision.padEnd(10)} ${String(t.tokensBefore).padStart(6)} → ${String(t.tokensAfter).padEnd(6)} ${t.topic ? `[${t.topic}] ` : ""}${t.reason}`);
+    lines.push(
+      `  ${t.id.padEnd(18)} ${t.decision.padEnd(10)} ${String(t.tokensBefore).padStart(6)} → ${String(t.tokensAfter).padEnd(6)} ${t.topic ? `[${t.topic}] ` : ""}${t.reason}`,
+    );
   }
-  lines.push(`what the model sees: ${msgs.length} messages, ~${r.estimatedTokens} of ${st.budget} tokens (${pct(st.clean.tokensBefore, r.estimatedTokens)}% saved)`);
+  lines.push(
+    `what the model sees: ${msgs.length} messages, ~${r.estimatedTokens} of ${st.budget} tokens (${pct(st.clean.tokensBefore, r.estimatedTokens)}% saved)`,
+  );
   msgs.forEach((m, i) => lines.push(`  ${String(i).padStart(4)} ${describeMessage(m)}`));
   out(lines.join("\n"));
 }
@@ -167,7 +174,9 @@ async function cmdIndex(args) {
   if (args.json) return out(JSON.stringify(index, null, 2));
   const lines = [`${index.turns.length} turns, ${index.entries} entries on the active branch${index.skipped ? `, ${index.skipped} skipped` : ""}`];
   for (const t of index.turns) {
-    lines.push(`  ${t.id.padEnd(18)} ${String(t.tokens.total).padStart(6)} tok  ${t.entries.length} entries  ${t.tools.length ? `[${t.tools.join(", ")}] ` : ""}${JSON.stringify(t.userPreview)}${t.compacted ? " (compacted by the host)" : ""}`);
+    lines.push(
+      `  ${t.id.padEnd(18)} ${String(t.tokens.total).padStart(6)} tok  ${t.entries.length} entries  ${t.tools.length ? `[${t.tools.join(", ")}] ` : ""}${JSON.stringify(t.userPreview)}${t.compacted ? " (compacted by the host)" : ""}`,
+    );
   }
   out(lines.join("\n"));
 }
@@ -179,7 +188,12 @@ async function cmdTopics(args) {
   const ids = live.index().turns.map((t) => t.id);
   const rows = topics.map((t) => ({ ...t, firstTurnId: ids[t.firstTurn], lastTurnId: ids[t.lastTurn], turns: t.lastTurn - t.firstTurn + 1 }));
   if (args.json) return out(JSON.stringify({ topics: rows }, null, 2));
-  out([`${rows.length} topics`, ...rows.map((t) => `  #${t.id} ${t.label.padEnd(36)} turns ${t.firstTurn}–${t.lastTurn} (${t.turns}; ${t.firstTurnId} … ${t.lastTurnId})`)].join("\n"));
+  out(
+    [
+      `${rows.length} topics`,
+      ...rows.map((t) => `  #${t.id} ${t.label.padEnd(36)} turns ${t.firstTurn}–${t.lastTurn} (${t.turns}; ${t.firstTurnId} … ${t.lastTurnId})`),
+    ].join("\n"),
+  );
 }
 
 const PAGE = 50;

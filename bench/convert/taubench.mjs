@@ -75,7 +75,12 @@ function deepEqual(a, b) {
 }
 function canonical(v) {
   if (Array.isArray(v)) return v.map(canonical);
-  if (v && typeof v === "object") return Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical(v[k])]));
+  if (v && typeof v === "object")
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, canonical(v[k])]),
+    );
   return v;
 }
 
@@ -137,7 +142,9 @@ export function convertTrajectory(item, { index = 0, source = "taubench", model 
       if (call) call.answered = true;
       else counts.orphanResults++;
       const text = textOf(m.content);
-      w.message(toolResultMessage({ toolCallId: id, toolName: call?.name ?? String(m.name ?? ""), content: text, isError: /^\s*Error\b/.test(text), timestamp: ts() }));
+      w.message(
+        toolResultMessage({ toolCallId: id, toolName: call?.name ?? String(m.name ?? ""), content: text, isError: /^\s*Error\b/.test(text), timestamp: ts() }),
+      );
     } else {
       counts.skipped++;
     }
@@ -246,7 +253,12 @@ export function summarizeTaubench(results) {
     noGoldWriteAction: s.filter((x) => x.flags.noGoldWriteAction).length,
     noGoldWriteCall: s.filter((x) => x.flags.noGoldWriteCall).length,
     queryCallMatchesGold: withQ.filter((x) => x.queryCall.matchesGold).length,
-    queryIndex: { min: qi[0] ?? null, p50: pct(0.5), max: qi[qi.length - 1] ?? null, mean: qi.length ? +(qi.reduce((a, b) => a + b, 0) / qi.length).toFixed(1) : null },
+    queryIndex: {
+      min: qi[0] ?? null,
+      p50: pct(0.5),
+      max: qi[qi.length - 1] ?? null,
+      mean: qi.length ? +(qi.reduce((a, b) => a + b, 0) / qi.length).toFixed(1) : null,
+    },
     prefixChars: withQ.reduce((n, x) => n + x.stats.prefixChars, 0),
     goldArgValues: {
       // over trajectories with a query point: candidate values (>= 3 chars) and those in the prefix

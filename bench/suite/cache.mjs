@@ -89,7 +89,15 @@ export async function replay({ name, file, budget, method, maxTurns = Infinity }
           common += exactMessage(prev[i]);
           i++;
         }
-        const row = { turn: k, reuse: prevTokens > 0 ? common / prevTokens : 1, commonTokens: common, tokens, uncached: tokens - common, commonMessages: i, messages: out.length };
+        const row = {
+          turn: k,
+          reuse: prevTokens > 0 ? common / prevTokens : 1,
+          commonTokens: common,
+          tokens,
+          uncached: tokens - common,
+          commonMessages: i,
+          messages: out.length,
+        };
         // Where the prefix broke: the first differing message of both requests.
         if (i < prev.length) row.diff = { index: i, previous: preview(prev[i]), current: i < out.length ? preview(out[i]) : null };
         perTurn.push(row);
@@ -116,7 +124,14 @@ export async function replay({ name, file, budget, method, maxTurns = Infinity }
     summariesMade,
     unfolds,
     breaks: perTurn.filter((t) => t.reuse < 0.5).length,
-    breakAtIndex: Object.fromEntries(Object.entries(perTurn.filter((t) => t.reuse < 0.5).reduce((h, t) => ((h[t.commonMessages] = (h[t.commonMessages] ?? 0) + 1), h), {})).sort((a, b) => b[1] - a[1]).slice(0, 5)),
-    worst: perTurn.slice().sort((a, b) => a.reuse - b.reuse || a.turn - b.turn).slice(0, 3),
+    breakAtIndex: Object.fromEntries(
+      Object.entries(perTurn.filter((t) => t.reuse < 0.5).reduce((h, t) => ((h[t.commonMessages] = (h[t.commonMessages] ?? 0) + 1), h), {}))
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 5),
+    ),
+    worst: perTurn
+      .slice()
+      .sort((a, b) => a.reuse - b.reuse || a.turn - b.turn)
+      .slice(0, 3),
   };
 }

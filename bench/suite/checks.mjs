@@ -33,17 +33,39 @@ export function fastChecks(results, raw, { margin, deterministic, manifest }) {
     lines.push(`${ok ? "ok  " : "FAIL"} ${name}${detail ? ` (${detail})` : ""}`);
   };
 
-  check("no task crashed", results.errors.length === 0, results.errors.slice(0, 3).map((e) => `${e.task.kind} ${e.task.session ?? e.task.name}: ${e.error}`).join("; "));
+  check(
+    "no task crashed",
+    results.errors.length === 0,
+    results.errors
+      .slice(0, 3)
+      .map((e) => `${e.task.kind} ${e.task.session ?? e.task.name}: ${e.error}`)
+      .join("; "),
+  );
 
   // Invariants: every sweep row, idempotence of clean
   const inv = results.invariants;
   const runs = inv.rows.reduce((n, r) => n + r.runs, 0);
-  check(`invariants hold on ${runs} engine runs (validity, determinism, reuse, budget, live turn)`, inv.failures.length === 0, inv.failures.slice(0, 3).map((f) => `${f.session} ${f.method} ${f.budget}: ${f.fail}`).join("; "));
-  check(`clean is idempotent on ${inv.idempotence.sessions} sessions`, inv.idempotence.idempotent === inv.idempotence.sessions, inv.idempotence.failures.slice(0, 3).map((f) => f.session).join(", "));
+  check(
+    `invariants hold on ${runs} engine runs (validity, determinism, reuse, budget, live turn)`,
+    inv.failures.length === 0,
+    inv.failures
+      .slice(0, 3)
+      .map((f) => `${f.session} ${f.method} ${f.budget}: ${f.fail}`)
+      .join("; "),
+  );
+  check(
+    `clean is idempotent on ${inv.idempotence.sessions} sessions`,
+    inv.idempotence.idempotent === inv.idempotence.sessions,
+    inv.idempotence.failures
+      .slice(0, 3)
+      .map((f) => f.session)
+      .join(", "),
+  );
 
   // tau-bench pairing
   const tauViolations = results.taubench.rows.reduce((n, r) => n + r.violations, 0);
-  if (hasTau) check(`no pairing violations on tau-bench prefixes (${results.taubench.trajectories} trajectories)`, tauViolations === 0, `${tauViolations} violations`);
+  if (hasTau)
+    check(`no pairing violations on tau-bench prefixes (${results.taubench.trajectories} trajectories)`, tauViolations === 0, `${tauViolations} violations`);
   else skip("tau-bench pairing", "no tau-bench data");
 
   // Budget by the engine's estimate, on every LoCoMo and tau-bench engine call
@@ -79,7 +101,8 @@ export function fastChecks(results, raw, { margin, deterministic, manifest }) {
     skip("LoCoMo recall margins", "no LoCoMo data");
     return { passed, failed, lines };
   }
-  const cell = (method, mode, budget) => results.locomo.cells.find((r) => r.variant === "chat" && r.method === method && r.mode === mode && r.budget === budget);
+  const cell = (method, mode, budget) =>
+    results.locomo.cells.find((r) => r.variant === "chat" && r.method === method && r.mode === mode && r.budget === budget);
   for (const b of MARGIN_BUDGETS) {
     const f = cell("fold", "focused", b);
     const r = cell("recency", "agnostic", b);
@@ -88,14 +111,22 @@ export function fastChecks(results, raw, { margin, deterministic, manifest }) {
       continue;
     }
     const d = f.strict - r.strict;
-    check(`LoCoMo chat strict recall at ${b / 1000}k: fold (focused) ≥ recency ${fmt(margin)}`, d >= margin - 1e-9, `fold ${f.strict.toFixed(3)}, recency ${r.strict.toFixed(3)}, difference ${fmt(d)}`);
+    check(
+      `LoCoMo chat strict recall at ${b / 1000}k: fold (focused) ≥ recency ${fmt(margin)}`,
+      d >= margin - 1e-9,
+      `fold ${f.strict.toFixed(3)}, recency ${r.strict.toFixed(3)}, difference ${fmt(d)}`,
+    );
   }
   for (const b of MARGIN_BUDGETS) {
     const f = cell("fold", "focused", b);
     const a = cell("fold", "agnostic", b);
     if (!f || !a) continue;
     const d = f.strict - a.strict;
-    check(`LoCoMo chat strict recall at ${b / 1000}k: fold focused ≥ fold agnostic ${fmt(PROMPT_MARGIN)}`, d >= PROMPT_MARGIN - 1e-9, `focused ${f.strict.toFixed(3)}, agnostic ${a.strict.toFixed(3)}, difference ${fmt(d)}`);
+    check(
+      `LoCoMo chat strict recall at ${b / 1000}k: fold focused ≥ fold agnostic ${fmt(PROMPT_MARGIN)}`,
+      d >= PROMPT_MARGIN - 1e-9,
+      `focused ${f.strict.toFixed(3)}, agnostic ${a.strict.toFixed(3)}, difference ${fmt(d)}`,
+    );
   }
   return { passed, failed, lines };
 }

@@ -242,9 +242,7 @@ export function worthLogging(stats) {
 
 /** True when the cleaner changed anything (the log line is written only then). */
 export function changed(s) {
-  return (
-    s.cleanedRC + s.cleanedThink + s.dropTool + s.dropAsstTC + s.droppedCalls + s.droppedEmpty + s.mergedText > 0
-  );
+  return s.cleanedRC + s.cleanedThink + s.dropTool + s.dropAsstTC + s.droppedCalls + s.droppedEmpty + s.mergedText > 0;
 }
 
 /** A rough estimate that needs no wasm (used only when the core itself failed). */

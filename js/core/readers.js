@@ -135,7 +135,8 @@ export function scanJsonl(bytes, { name = "input", base = 0, firstLine = 1, stri
         start = nl;
         break;
       }
-      if (bad >= 0) warnings.push(`${at}: invalid UTF-8 at byte ${base + bad}; the line is read with replacement characters (its original bytes are kept for recovery)`);
+      if (bad >= 0)
+        warnings.push(`${at}: invalid UTF-8 at byte ${base + bad}; the line is read with replacement characters (its original bytes are kept for recovery)`);
       if (error) {
         const msg = `${at}: invalid JSON line (byte ${base + start}: ${error.message})`;
         if (strict) throw new InputError(msg);
@@ -151,7 +152,8 @@ export function scanJsonl(bytes, { name = "input", base = 0, firstLine = 1, stri
     start = nl + 1;
     line = next();
   }
-  if (start < bytes.length) warnings.push(`${where(line, base + start)}: incomplete last line left for later (byte ${base + start}, ${bytes.length - start} bytes)`);
+  if (start < bytes.length)
+    warnings.push(`${where(line, base + start)}: incomplete last line left for later (byte ${base + start}, ${bytes.length - start} bytes)`);
   return { records, warnings, end: base + start, nextLine: line };
 }
 
@@ -204,11 +206,15 @@ export function transcriptNodes(records, { format = "openclaw", name = "input" }
     if (typeof id !== "string") {
       // Claude Code writes bookkeeping lines without ids (summaries, snapshots): only a
       // message without an id is worth a warning there.
-      if (format === "openclaw" || hasMessage(v, shape)) warnings.push(`${at(r)}: entry without an id skipped${hasMessage(v, shape) ? ` (role ${JSON.stringify(String(v.message.role ?? "?"))})` : ""}`);
+      if (format === "openclaw" || hasMessage(v, shape))
+        warnings.push(`${at(r)}: entry without an id skipped${hasMessage(v, shape) ? ` (role ${JSON.stringify(String(v.message.role ?? "?"))})` : ""}`);
       continue;
     }
     const prev = byId.get(id);
-    if (prev) warnings.push(`${at(r)}: duplicate id ${JSON.stringify(id)} (also ${prev.line !== undefined ? `line ${prev.line}` : `byte ${prev.start}`}); the later line is used`);
+    if (prev)
+      warnings.push(
+        `${at(r)}: duplicate id ${JSON.stringify(id)} (also ${prev.line !== undefined ? `line ${prev.line}` : `byte ${prev.start}`}); the later line is used`,
+      );
     byId.set(id, r);
     nodes.push(r);
   }
@@ -244,7 +250,8 @@ export function activeBranch(records, { format = "openclaw", name = "input" } = 
     const parent = cur.value[shape.parent];
     if (parent == null) break;
     const p = byId.get(parent);
-    if (!p) warnings.push(`${at(cur)}: parent ${JSON.stringify(parent)} of entry ${JSON.stringify(id)} is not in the transcript; the active branch starts here`);
+    if (!p)
+      warnings.push(`${at(cur)}: parent ${JSON.stringify(parent)} of entry ${JSON.stringify(id)} is not in the transcript; the active branch starts here`);
     cur = p;
   }
   chain.reverse();
@@ -261,7 +268,9 @@ export function activeBranch(records, { format = "openclaw", name = "input" } = 
     const parent = r.value[shape.parent];
     const p = early(r);
     if (p) {
-      const where = onBranch.has(r.value[shape.id]) ? "on the active branch in parent order" : `not on the active branch, which ends at the newest entry ${JSON.stringify(tip.value[shape.id])} (${ref(tip)})`;
+      const where = onBranch.has(r.value[shape.id])
+        ? "on the active branch in parent order"
+        : `not on the active branch, which ends at the newest entry ${JSON.stringify(tip.value[shape.id])} (${ref(tip)})`;
       warnings.push(`${at(r)}: entry ${JSON.stringify(r.value[shape.id])} comes before its parent ${JSON.stringify(parent)} (${ref(p)}); ${where}`);
     }
   }
@@ -387,7 +396,8 @@ export function readMessages(input, { format = "auto", name = "input", isUtf8 } 
     throw new InputError(`${name}: invalid JSON (${err.message})`);
   }
   const messages = format === "messages" ? doc : doc?.messages;
-  if (!Array.isArray(messages)) throw new InputError(`${name}: expected ${format === "messages" ? "a JSON array of messages" : 'an object with a "messages" array'}`);
+  if (!Array.isArray(messages))
+    throw new InputError(`${name}: expected ${format === "messages" ? "a JSON array of messages" : 'an object with a "messages" array'}`);
   const bad = messages.findIndex((m) => !m || typeof m !== "object" || Array.isArray(m));
   if (bad >= 0) throw new InputError(`${name}: message ${bad} is not an object`);
   return { format, warnings, messages };

@@ -28,7 +28,8 @@ export function turnAsText(messages, maxChars = 12_000) {
     const parts = Array.isArray(m?.content) ? m.content : [{ type: "text", text: String(m?.content ?? "") }];
     for (const p of parts) {
       if (p?.type === "text") lines.push(`${role}: ${p.text}`);
-      else if (p?.type === "toolCall" || p?.type === "tool_use") lines.push(`${role} calls ${p.name}(${JSON.stringify(p.arguments ?? p.input ?? {}).slice(0, 400)})`);
+      else if (p?.type === "toolCall" || p?.type === "tool_use")
+        lines.push(`${role} calls ${p.name}(${JSON.stringify(p.arguments ?? p.input ?? {}).slice(0, 400)})`);
       else if (p?.type === "tool_result") lines.push(`tool result: ${JSON.stringify(p.content).slice(0, 2000)}`);
     }
     for (const c of m?.tool_calls ?? []) lines.push(`${role} calls ${c?.function?.name}(${String(c?.function?.arguments ?? "").slice(0, 400)})`);
@@ -106,7 +107,11 @@ export async function labelSubtopic(live, { llm, complete, heuristic, signal }) 
       `Current sub-topic: ${JSON.stringify(prev ?? "none")}. Topic: ${JSON.stringify(last.topic)}.\n` +
       `Turn:\n${brief}\n` +
       'Answer only with JSON: {"subtopic": "<2-4 word label>", "isNewSubtopic": true|false}';
-    const text = await llm.complete(complete, { messages: [{ role: "user", content: prompt }], maxTokens: 60, purpose: "contextfold.subtopic" }, { signal, accept: (t) => parseSubtopic(t) !== null });
+    const text = await llm.complete(
+      complete,
+      { messages: [{ role: "user", content: prompt }], maxTokens: 60, purpose: "contextfold.subtopic" },
+      { signal, accept: (t) => parseSubtopic(t) !== null },
+    );
     const parsed = text ? parseSubtopic(text) : null;
     if (parsed) label = parsed.isNewSubtopic || !prev ? parsed.subtopic : prev;
   }
@@ -148,7 +153,11 @@ export async function confirmBoundary(live, { llm, complete, signal }) {
     `the answer began ${JSON.stringify(before.assistantPreview)}.\n` +
     `Next turn: user asked ${JSON.stringify(opener.userPreview)}; the answer began ${JSON.stringify(opener.assistantPreview)}.\n` +
     'Does the next turn continue the same topic? Answer only with JSON: {"sameTopic": true|false}';
-  const text = await llm.complete(complete, { messages: [{ role: "user", content: prompt }], maxTokens: 20, purpose: "contextfold.topic-boundary" }, { signal, accept: (t) => parseSameTopic(t) !== null });
+  const text = await llm.complete(
+    complete,
+    { messages: [{ role: "user", content: prompt }], maxTokens: 20, purpose: "contextfold.topic-boundary" },
+    { signal, accept: (t) => parseSameTopic(t) !== null },
+  );
   const same = text ? parseSameTopic(text) : null;
   if (same === null) return false;
   await live.putBoundary(opener.id, same);

@@ -33,7 +33,11 @@ export function registerStatusCommand(api, getDeps, impl) {
 
 /** The handler (exported for tests). Never throws: errors become the reply text. */
 export async function runCommand(ctx, getDeps, impl) {
-  const sub = String(ctx?.args ?? "").trim().split(/\s+/)[0].toLowerCase() || "status";
+  const sub =
+    String(ctx?.args ?? "")
+      .trim()
+      .split(/\s+/)[0]
+      .toLowerCase() || "status";
   if (sub === "help") return { text: HELP };
   if (!SUBCOMMANDS.includes(sub)) return { text: `unknown subcommand "${sub}"\n${HELP}` };
   const sessionKey = ctx?.sessionKey ?? ctx?.sessionTarget?.sessionKey;

@@ -184,7 +184,9 @@ export function createEngine(deps) {
       const turns = (await s.session()).index().turns.filter((t) => !t.compacted);
       const made = await new SessionStore(stateDir, s.sessionKey).catchUp(turns.slice(-CATCH_UP_TURNS).map((t) => t.id));
       if (made.length > 0) {
-        logger.info(`[contextfold] session=${s.sessionKey} caught up ${made.length} turn(s) from the transcript that the host advanced without committing them (${made.join(", ")})`);
+        logger.info(
+          `[contextfold] session=${s.sessionKey} caught up ${made.length} turn(s) from the transcript that the host advanced without committing them (${made.join(", ")})`,
+        );
       }
     } catch (err) {
       s.warn(`turn records not caught up: ${oneLine(err)}`);
@@ -196,7 +198,15 @@ export function createEngine(deps) {
     const complete = js.autoSummarize || js.enableLlmConfirmation ? pickComplete(params?.runtimeContext, api) : undefined;
     const core = (await s.session()).core;
     const deadline = Date.now() + BACKGROUND_MS;
-    const made = await summarizeQueued(s, { core, llm: s.llm, complete: js.autoSummarize ? complete : undefined, autoSummarize: js.autoSummarize, summaryModel: js.summaryModel, signal, deadline });
+    const made = await summarizeQueued(s, {
+      core,
+      llm: s.llm,
+      complete: js.autoSummarize ? complete : undefined,
+      autoSummarize: js.autoSummarize,
+      summaryModel: js.summaryModel,
+      signal,
+      deadline,
+    });
     const llmTopics = js.enableLlmConfirmation ? complete : undefined;
     const heuristic = async (turnId) => (await s.session()).heuristicSubtopics()[turnId] ?? null;
     const labelled = await labelSubtopic(s, { llm: s.llm, complete: llmTopics, signal, heuristic });
@@ -236,7 +246,12 @@ export function createEngine(deps) {
         const s = await live(params);
         await syncQuietly(s);
         const { made, labelled } = await background(s, params, params?.abortSignal);
-        return { changed: false, bytesFreed: 0, rewrittenEntries: 0, reason: `contextfold: ${made} summaries, ${labelled ? 1 : 0} sub-topic labels (side caches; transcript untouched)` };
+        return {
+          changed: false,
+          bytesFreed: 0,
+          rewrittenEntries: 0,
+          reason: `contextfold: ${made} summaries, ${labelled ? 1 : 0} sub-topic labels (side caches; transcript untouched)`,
+        };
       } catch (err) {
         return { changed: false, bytesFreed: 0, rewrittenEntries: 0, reason: `contextfold: background work skipped: ${oneLine(err)}` };
       }
@@ -346,7 +361,10 @@ export function createEngine(deps) {
         const window = params.tokenBudget ?? params.runtimeContext?.tokenBudget;
         const budget =
           s.turnRoom?.budget ??
-          historyBudget({ tokenBudget: window ?? s.config.maxTokens ?? CONFIG_DEFAULT_MAX_TOKENS, inLoop: false }, modelLimits(deps.hostConfig?.(), params.provider, params.model)).budget;
+          historyBudget(
+            { tokenBudget: window ?? s.config.maxTokens ?? CONFIG_DEFAULT_MAX_TOKENS, inLoop: false },
+            modelLimits(deps.hostConfig?.(), params.provider, params.model),
+          ).budget;
         const w = await s.session();
         const foldedBefore = new Set(w.folded());
         const before = await s.assemble({ messages: msgs, budget });
@@ -369,7 +387,9 @@ export function createEngine(deps) {
         // A summary that costs more than the turn did is not used for it: a turn this
         // compaction folded goes back to what it was when its summary made it larger.
         const cost = new Map(before.turns.map((t) => [t.id, t.tokensAfter]));
-        const grew = after.turns.filter((t) => summarized.includes(t.id) && !foldedBefore.has(t.id) && t.tokensAfter > (cost.get(t.id) ?? Infinity)).map((t) => t.id);
+        const grew = after.turns
+          .filter((t) => summarized.includes(t.id) && !foldedBefore.has(t.id) && t.tokensAfter > (cost.get(t.id) ?? Infinity))
+          .map((t) => t.id);
         if (grew.length > 0) {
           w.setFolded(w.folded().filter((id) => !grew.includes(id)));
           after = await s.assemble({ messages: msgs, budget });

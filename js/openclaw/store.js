@@ -11,7 +11,9 @@ import os from "node:os";
 
 /** A file-name-safe, stable name for an arbitrary key. */
 export function keyName(key) {
-  const safe = String(key).replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 48);
+  const safe = String(key)
+    .replace(/[^A-Za-z0-9._-]+/g, "_")
+    .slice(0, 48);
   const hash = createHash("sha256").update(String(key)).digest("hex").slice(0, 16);
   return `${safe}-${hash}`;
 }

@@ -81,7 +81,8 @@ export function checkSchema(schema, value, where) {
   }
   if (t === "string") {
     if (typeof value !== "string") return `${where} must be a string, got ${typeName(value)}`;
-    if (schema.enum && !schema.enum.includes(value)) return `${where} must be one of ${schema.enum.map((x) => JSON.stringify(x)).join(", ")}, got ${JSON.stringify(value)}`;
+    if (schema.enum && !schema.enum.includes(value))
+      return `${where} must be one of ${schema.enum.map((x) => JSON.stringify(x)).join(", ")}, got ${JSON.stringify(value)}`;
     if (schema.minLength !== undefined && value.length < schema.minLength) return `${where} must have at least ${schema.minLength} character(s)`;
     if (schema.maxLength !== undefined && value.length > schema.maxLength) return `${where} must have at most ${schema.maxLength} characters`;
     return null;
@@ -114,14 +115,24 @@ export function checkSchema(schema, value, where) {
 // shared parameter schemas
 
 const PAGE = { type: "integer", minimum: 1, maximum: 100000, description: "Page number, 1-based (default 1)." };
-const pageSize = (dflt) => ({ type: "integer", minimum: 1, maximum: MAX_PAGE_SIZE, description: `Items per page, at most ${MAX_PAGE_SIZE} (default ${dflt}).` });
+const pageSize = (dflt) => ({
+  type: "integer",
+  minimum: 1,
+  maximum: MAX_PAGE_SIZE,
+  description: `Items per page, at most ${MAX_PAGE_SIZE} (default ${dflt}).`,
+});
 const TURN_ID = {
   type: "string",
   minLength: 1,
   maxLength: 200,
   description: "A turn id of this session, as shown in stubs (`[folded … — turn <id>]`), explanations, topics or session_index_query.",
 };
-const OFFSET = { type: "integer", minimum: 0, maximum: 1_000_000_000, description: "Character offset into this page's text, to continue a result that was cut at 64 KB (default 0)." };
+const OFFSET = {
+  type: "integer",
+  minimum: 0,
+  maximum: 1_000_000_000,
+  description: "Character offset into this page's text, to continue a result that was cut at 64 KB (default 0).",
+};
 const obj = (properties, required = []) => ({ type: "object", additionalProperties: false, properties, ...(required.length ? { required } : {}) });
 
 // ------------------------------------------------------------------------------------------
@@ -230,7 +241,13 @@ async function originalMessages(s, turns) {
   if (tr?.kind === "sqlite") {
     for (const t of turns) {
       const lines = await tr.readEntries(t.entries.map((r) => r.id));
-      out.set(t.id, lines.filter(Boolean).map((l) => JSON.parse(l).message).filter(Boolean));
+      out.set(
+        t.id,
+        lines
+          .filter(Boolean)
+          .map((l) => JSON.parse(l).message)
+          .filter(Boolean),
+      );
     }
     return out;
   }
@@ -405,7 +422,9 @@ export async function statusReport(s, deps) {
       pins: pins.turnIds.length + pins.tools.length + pins.patterns.length,
     },
     pendingSummaries: [...(s.pendingSummaries ?? [])],
-    llm: llm ? { callsLeft: llm.remaining().calls, tokensLeft: llm.remaining().tokens, callsUsed: llm.calls, failures: llm.failures, lastError: llm.lastError } : null,
+    llm: llm
+      ? { callsLeft: llm.remaining().calls, tokensLeft: llm.remaining().tokens, callsUsed: llm.calls, failures: llm.failures, lastError: llm.lastError }
+      : null,
     lastFallback: s.lastFallback ?? null,
   };
   const lines = [
@@ -416,7 +435,9 @@ export async function statusReport(s, deps) {
       : "last request: none in this process",
     `caches: ${details.caches.summaries} summaries (${details.caches.llmSummaries} by LLM), ${details.caches.foldedTurns} folded turns, ${details.caches.subtopicLabels} sub-topic labels, ${details.caches.pins} pins`,
     `background queue: ${details.pendingSummaries.length} turn(s) waiting for a summary`,
-    llm ? `LLM budget left: ${fmt(details.llm.callsLeft)} calls, ${fmt(details.llm.tokensLeft)} tokens (used ${llm.calls} calls, ${llm.failures} failures${llm.lastError ? `, last error: ${llm.lastError}` : ""})` : "LLM budget: not used yet",
+    llm
+      ? `LLM budget left: ${fmt(details.llm.callsLeft)} calls, ${fmt(details.llm.tokensLeft)} tokens (used ${llm.calls} calls, ${llm.failures} failures${llm.lastError ? `, last error: ${llm.lastError}` : ""})`
+      : "LLM budget: not used yet",
     s.lastFallback ? `last fallback: ${s.lastFallback.at}: ${s.lastFallback.reason}` : "last fallback: none",
   ];
   return { text: lines.join("\n"), details };
@@ -440,7 +461,14 @@ function defineTools() {
         const strategy = s.state.prune?.strategy ?? "fifo";
         const details = {
           lastRequest: r
-            ? { at: s.lastAssemble.at, messagesBefore: r.stats.clean.messagesBefore, messagesAfter: r.stats.clean.messagesAfter, tokensBefore: r.stats.clean.tokensBefore, tokensAfter: r.estimatedTokens, budget: r.stats.budget }
+            ? {
+                at: s.lastAssemble.at,
+                messagesBefore: r.stats.clean.messagesBefore,
+                messagesAfter: r.stats.clean.messagesAfter,
+                tokensBefore: r.stats.clean.tokensBefore,
+                tokensAfter: r.estimatedTokens,
+                budget: r.stats.budget,
+              }
             : null,
           session: { turns: index.turns.length, entries: index.entries, tokens: totals },
           strategy,
@@ -472,7 +500,12 @@ function defineTools() {
       parameters: obj({
         strategy: { type: "string", enum: STRATEGIES, description: "fifo, sliding-window or importance (default: the session's strategy)." },
         keepMessages: { type: "integer", minimum: 1, maximum: 1000000, description: "sliding-window: how many of the most recent messages to keep." },
-        targetTokens: { type: "integer", minimum: 0, maximum: 100000000, description: "fifo / importance: prune until the request is estimated at most this many tokens." },
+        targetTokens: {
+          type: "integer",
+          minimum: 0,
+          maximum: 100000000,
+          description: "fifo / importance: prune until the request is estimated at most this many tokens.",
+        },
         maxTurns: { type: "integer", minimum: 1, maximum: 100000, description: "Prune at most this many turns." },
         dryRun: { type: "boolean", description: "Only report what would be pruned (default false)." },
       }),
@@ -487,8 +520,10 @@ function defineTools() {
           targetTokens: p.targetTokens ?? (useSaved ? saved.targetTokens : undefined),
           maxTurns: p.maxTurns ?? (useSaved ? saved.maxTurns : undefined),
         };
-        if (strategy === "sliding-window" && opts.keepMessages === undefined) throw new ToolError("sliding-window needs keepMessages (how many recent messages to keep)");
-        if (strategy !== "sliding-window" && opts.targetTokens === undefined && opts.maxTurns === undefined) throw new ToolError(`${strategy} needs targetTokens (a token target for the next request) or maxTurns (how many turns to prune)`);
+        if (strategy === "sliding-window" && opts.keepMessages === undefined)
+          throw new ToolError("sliding-window needs keepMessages (how many recent messages to keep)");
+        if (strategy !== "sliding-window" && opts.targetTokens === undefined && opts.maxTurns === undefined)
+          throw new ToolError(`${strategy} needs targetTokens (a token target for the next request) or maxTurns (how many turns to prune)`);
         const { messages, source } = await currentMessages(s);
         if (!messages.length) return { text: "nothing to prune: no messages known for this session yet", details: { pruned: [] } };
         const w = await s.session();
@@ -525,7 +560,19 @@ function defineTools() {
         ].filter(Boolean);
         return {
           text: lines.join("\n"),
-          details: { strategy, dryRun: Boolean(p.dryRun), source, turnIds: ids, pruned: r.pruned, tokensBefore: r.tokensBefore, tokensAfter: r.tokensAfter, plannedBefore: planned.estimatedTokens, nextRequestTokens: after, targetMet: r.targetMet, skipped: r.skipped },
+          details: {
+            strategy,
+            dryRun: Boolean(p.dryRun),
+            source,
+            turnIds: ids,
+            pruned: r.pruned,
+            tokensBefore: r.tokensBefore,
+            tokensAfter: r.tokensAfter,
+            plannedBefore: planned.estimatedTokens,
+            nextRequestTokens: after,
+            targetMet: r.targetMet,
+            skipped: r.skipped,
+          },
         };
       },
     },
@@ -589,7 +636,10 @@ function defineTools() {
           s.llm?.lastError && useLlm && made > 0 && rows.some((x) => x.source !== "llm") ? `LLM not used for some: ${s.llm.lastError}` : null,
           note,
         ].filter(Boolean);
-        return { text: lines.join("\n"), details: { made, folded: ids, summaries: rows.map(({ id, source }) => ({ id, source })), skipped, alreadySummarized: already } };
+        return {
+          text: lines.join("\n"),
+          details: { made, folded: ids, summaries: rows.map(({ id, source }) => ({ id, source })), skipped, alreadySummarized: already },
+        };
       },
     },
     {
@@ -598,7 +648,7 @@ function defineTools() {
         "Pin what must stay in full: a turn (turnId), every turn that calls a tool (tool), or every turn whose text contains a phrase (pattern, case-insensitive). Pinned turns are never stubbed, summarized, pruned or folded for the budget. unpin: true removes the given pin. Without arguments: list the pins. Pins persist with the session.",
       parameters: obj({
         turnId: TURN_ID,
-        tool: { type: "string", minLength: 1, maxLength: 100, description: "A tool name, e.g. \"read\"." },
+        tool: { type: "string", minLength: 1, maxLength: 100, description: 'A tool name, e.g. "read".' },
         pattern: { type: "string", minLength: 2, maxLength: 200, description: "A phrase; turns containing it are pinned." },
         unpin: { type: "boolean", description: "Remove the given pin instead of adding it (default false)." },
       }),
@@ -649,8 +699,13 @@ function defineTools() {
       description:
         "View or change contextfold's settings for this session at runtime. Without arguments: the effective config (defaults, then the plugin config, then this session's overrides) with each value's source. set: {key: value} changes keys (validated against the plugin's config schema and by the engine core; applies from the next request on and persists with the session); unset: [keys] drops overrides; resetAll: true drops all. stateDir cannot change at runtime.",
       parameters: obj({
-        set: { type: "object", description: "Keys to change, e.g. {\"preserveRecentMessages\": 8, \"foldOtherTopics\": false}." },
-        unset: { type: "array", items: { type: "string", minLength: 1, maxLength: 100 }, maxItems: 50, description: "Override keys to drop (back to the plugin config)." },
+        set: { type: "object", description: 'Keys to change, e.g. {"preserveRecentMessages": 8, "foldOtherTopics": false}.' },
+        unset: {
+          type: "array",
+          items: { type: "string", minLength: 1, maxLength: 100 },
+          maxItems: 50,
+          description: "Override keys to drop (back to the plugin config).",
+        },
         resetAll: { type: "boolean", description: "Drop every override of this session." },
       }),
       async run({ s, core, deps }, p) {
@@ -714,7 +769,11 @@ function defineTools() {
       async run({ s }, p) {
         await s.session();
         const previous = s.state.prune?.strategy ?? "fifo";
-        s.state.prune = Object.fromEntries(Object.entries({ strategy: p.strategy, keepMessages: p.keepMessages, targetTokens: p.targetTokens, maxTurns: p.maxTurns }).filter(([, v]) => v !== undefined));
+        s.state.prune = Object.fromEntries(
+          Object.entries({ strategy: p.strategy, keepMessages: p.keepMessages, targetTokens: p.targetTokens, maxTurns: p.maxTurns }).filter(
+            ([, v]) => v !== undefined,
+          ),
+        );
         await s.saveState();
         const hint =
           p.strategy === "sliding-window" && p.keepMessages === undefined
@@ -783,7 +842,18 @@ function defineTools() {
         }
         const head = `turn ${t.id}: ${msgs.length} message(s), ~${fmt(t.tokens.total)} tokens, source ${s.transcript?.kind ?? "last request"}; ${pageLine(pg, "messages")}${p.unfold ? (unfolded ? "; unfolded for later requests" : "; it was not folded") : ""}`;
         const cut = capText(`${head}\n${body}`, p.offset ?? 0);
-        return { text: cut.text, details: { turnId: t.id, entryIds: t.entries.map((e) => e.id), messages: msgs.length, page: pg.page, pages: pg.pages, nextOffset: cut.nextOffset, unfolded } };
+        return {
+          text: cut.text,
+          details: {
+            turnId: t.id,
+            entryIds: t.entries.map((e) => e.id),
+            messages: msgs.length,
+            page: pg.page,
+            pages: pg.pages,
+            nextOffset: cut.nextOffset,
+            unfolded,
+          },
+        };
       },
     },
     {
@@ -808,7 +878,9 @@ function defineTools() {
           `next request preview (from the ${source}): ${r.stats.clean.messagesBefore}→${r.steps.length} messages, ~${fmt(r.stats.clean.tokensBefore)}→~${fmt(r.estimatedTokens)} tokens of ${fmt(r.stats.budget)}; ${pageLine(pg, "turns")}${r.fallback ? `; fallback: ${r.fallback}` : ""}`,
         ];
         for (const t of pg.items) {
-          lines.push(`${t.id}  ${t.decision}  ${fmt(t.tokensBefore)}→${fmt(t.tokensAfter)}${t.protected ? "  protected" : ""}${t.topic ? `  [${t.topic}]` : ""}  ${t.reason}`);
+          lines.push(
+            `${t.id}  ${t.decision}  ${fmt(t.tokensBefore)}→${fmt(t.tokensAfter)}${t.protected ? "  protected" : ""}${t.topic ? `  [${t.topic}]` : ""}  ${t.reason}`,
+          );
           if (p.includeContent) {
             const [a, b] = t.range;
             for (const st of r.steps.filter((x) => x.source !== undefined && x.source >= a && x.source < b)) {
@@ -830,7 +902,15 @@ function defineTools() {
             tokensAfter: r.estimatedTokens,
             page: pg.page,
             pages: pg.pages,
-            turns: pg.items.map(({ id, decision, tokensBefore, tokensAfter, topic, reason, protected: prot }) => ({ id, decision, tokensBefore, tokensAfter, topic, reason, protected: prot })),
+            turns: pg.items.map(({ id, decision, tokensBefore, tokensAfter, topic, reason, protected: prot }) => ({
+              id,
+              decision,
+              tokensBefore,
+              tokensAfter,
+              topic,
+              reason,
+              protected: prot,
+            })),
             nextOffset: cut.nextOffset,
           },
         };
@@ -847,21 +927,41 @@ function defineTools() {
       }),
       async run({ s }, p) {
         const la = s.lastAssemble;
-        if (!la) return { text: "no request planned for this session in this process yet (the engine explains the last request it planned)", details: { turns: [] } };
+        if (!la)
+          return { text: "no request planned for this session in this process yet (the engine explains the last request it planned)", details: { turns: [] } };
         const r = la.result;
         const turns = (r.turns ?? []).filter((t) => !p.decision || t.decision === p.decision);
         const pg = pageOf(turns, p.page ?? 1, p.pageSize ?? 50);
         const lines = [
           `last request (${la.at}): budget ${fmt(r.stats.budget)}, ~${fmt(r.stats.clean.tokensBefore)}→~${fmt(r.estimatedTokens)} tokens; ${r.stats.turns} turns: kept ${r.stats.kept}, cleaned ${r.stats.cleaned}, truncated ${r.stats.truncated}, summarized ${r.stats.summarized}, stubbed ${r.stats.stubbed}${r.stats.overBudget ? "; OVER BUDGET (protected turns alone exceed it)" : ""}${r.fallback ? `; fallback: ${r.fallback}` : ""}`,
           pageLine(pg, p.decision ? `${p.decision} turns` : "turns"),
-          ...pg.items.map((t) => `${t.id}  ${t.decision}  ${fmt(t.tokensBefore)}→${fmt(t.tokensAfter)}${t.protected ? "  protected" : ""}${t.topic ? `  [${t.topic}]` : ""}  ${t.reason}`),
+          ...pg.items.map(
+            (t) =>
+              `${t.id}  ${t.decision}  ${fmt(t.tokensBefore)}→${fmt(t.tokensAfter)}${t.protected ? "  protected" : ""}${t.topic ? `  [${t.topic}]` : ""}  ${t.reason}`,
+          ),
         ];
         if (r.stats.cleaned + r.stats.kept > 0 && (r.stats.clean.cleanedThink || r.stats.clean.dropTool)) {
-          lines.push(`cleaner: ${r.stats.clean.cleanedThink} thinking blocks, ${r.stats.clean.cleanedRC} reasoning fields, ${r.stats.clean.dropTool} tool results, ${r.stats.clean.dropAsstTC} call-only messages removed from completed turns`);
+          lines.push(
+            `cleaner: ${r.stats.clean.cleanedThink} thinking blocks, ${r.stats.clean.cleanedRC} reasoning fields, ${r.stats.clean.dropTool} tool results, ${r.stats.clean.dropAsstTC} call-only messages removed from completed turns`,
+          );
         }
         return {
           text: capText(lines.join("\n")).text,
-          details: { at: la.at, stats: r.stats, page: pg.page, pages: pg.pages, turns: pg.items.map(({ id, decision, reason, tokensBefore, tokensAfter, topic, protected: prot }) => ({ id, decision, reason, tokensBefore, tokensAfter, topic, protected: prot })) },
+          details: {
+            at: la.at,
+            stats: r.stats,
+            page: pg.page,
+            pages: pg.pages,
+            turns: pg.items.map(({ id, decision, reason, tokensBefore, tokensAfter, topic, protected: prot }) => ({
+              id,
+              decision,
+              reason,
+              tokensBefore,
+              tokensAfter,
+              topic,
+              protected: prot,
+            })),
+          },
         };
       },
     },
@@ -904,8 +1004,11 @@ function defineTools() {
         const pg = pageOf(rows, p.page ?? 1, p.pageSize ?? 20);
         const lines = [`${rows.length} topic(s) over ${index.turns.length} turns (${topicOfTurn.length} segmented); ${pageLine(pg, "topics")}`];
         for (const t of pg.items) {
-          lines.push(`#${t.id} "${t.label}": turns ${t.firstTurn + 1}–${t.lastTurn + 1} (${t.turns}; ${t.firstTurnId} … ${t.lastTurnId})${t.folded ? `, ${t.folded} folded` : ""}`);
-          for (const x of t.subtopics) lines.push(`    - ${x.label === null ? "(unlabelled)" : JSON.stringify(x.label)}: ${x.turns} turn(s), ${x.firstTurnId} … ${x.lastTurnId}`);
+          lines.push(
+            `#${t.id} "${t.label}": turns ${t.firstTurn + 1}–${t.lastTurn + 1} (${t.turns}; ${t.firstTurnId} … ${t.lastTurnId})${t.folded ? `, ${t.folded} folded` : ""}`,
+          );
+          for (const x of t.subtopics)
+            lines.push(`    - ${x.label === null ? "(unlabelled)" : JSON.stringify(x.label)}: ${x.turns} turn(s), ${x.firstTurnId} … ${x.lastTurnId}`);
         }
         if (note) lines.push(note);
         return { text: capText(lines.join("\n")).text, details: { topics: pg.items, page: pg.page, pages: pg.pages } };
@@ -941,11 +1044,21 @@ function defineTools() {
           if (complete && !s.llm.exhausted) {
             const prevId = index.turns[i - 1]?.id;
             const prev = prevId ? (made[prevId] ?? labels[prevId]) : undefined;
-            const brief = turnAsText([{ role: "user", content: t.topicUser }, { role: "assistant", content: t.topicAssistant }], 600);
+            const brief = turnAsText(
+              [
+                { role: "user", content: t.topicUser },
+                { role: "assistant", content: t.topicAssistant },
+              ],
+              600,
+            );
             const prompt =
               `Current sub-topic: ${JSON.stringify(prev ?? "none")}.\nTurn:\n${brief}\nTools: ${t.tools.join(", ") || "none"}\n` +
               'Answer only with JSON: {"subtopic": "<2-4 word label>", "isNewSubtopic": true|false}';
-            const text = await s.llm.complete(complete, { messages: [{ role: "user", content: prompt }], maxTokens: 60, purpose: "contextfold.subtopic" }, { signal, accept: (x) => parseSubtopic(x) !== null });
+            const text = await s.llm.complete(
+              complete,
+              { messages: [{ role: "user", content: prompt }], maxTokens: 60, purpose: "contextfold.subtopic" },
+              { signal, accept: (x) => parseSubtopic(x) !== null },
+            );
             const parsed = text ? parseSubtopic(text) : null;
             if (parsed) {
               label = parsed.isNewSubtopic || !prev ? parsed.subtopic : prev;
@@ -972,7 +1085,8 @@ function defineTools() {
     },
     {
       name: "session_index_build",
-      description: "Build or refresh this session's index from its transcript: reads only new entries (a rewrite of the transcript is detected and rebuilt); rebuild: true re-reads everything.",
+      description:
+        "Build or refresh this session's index from its transcript: reads only new entries (a rewrite of the transcript is detected and rebuilt); rebuild: true re-reads everything.",
       parameters: obj({ rebuild: { type: "boolean", description: "Rebuild from the whole transcript (default false)." } }),
       async run({ s }, p) {
         await s.session();
@@ -981,7 +1095,17 @@ function defineTools() {
         const u = await s.sync();
         const index = await indexOf(s);
         const text = `${p.rebuild ? "rebuilt" : "refreshed"} the index from the ${s.transcript.kind} transcript: ${index.turns.length} turns (${u?.newTurns ?? 0} new), ${index.entries} entries on the active branch${index.skipped ? `, ${index.skipped} skipped` : ""}`;
-        return { text, details: { source: s.transcript.kind, turns: index.turns.length, newTurns: u?.newTurns ?? 0, entries: index.entries, skipped: index.skipped, tip: index.tip } };
+        return {
+          text,
+          details: {
+            source: s.transcript.kind,
+            turns: index.turns.length,
+            newTurns: u?.newTurns ?? 0,
+            entries: index.entries,
+            skipped: index.skipped,
+            tip: index.tip,
+          },
+        };
       },
     },
     {
@@ -999,19 +1123,45 @@ function defineTools() {
       async run({ s }, p) {
         const note = await syncNote(s);
         const index = await indexOf(s);
-        const row = (t) => ({ id: t.id, tokens: t.tokens.total, tools: t.tools, entries: t.entries.length, user: t.userPreview, assistant: t.assistantPreview, compacted: t.compacted || undefined });
-        const line = (x) => `${x.id}  ~${fmt(x.tokens)} tok  ${x.entries} entries${x.tools.length ? `  [${x.tools.join(", ")}]` : ""}  ${JSON.stringify(x.user)}${x.compacted ? "  (compacted by the host)" : ""}`;
+        const row = (t) => ({
+          id: t.id,
+          tokens: t.tokens.total,
+          tools: t.tools,
+          entries: t.entries.length,
+          user: t.userPreview,
+          assistant: t.assistantPreview,
+          compacted: t.compacted || undefined,
+        });
+        const line = (x) =>
+          `${x.id}  ~${fmt(x.tokens)} tok  ${x.entries} entries${x.tools.length ? `  [${x.tools.join(", ")}]` : ""}  ${JSON.stringify(x.user)}${x.compacted ? "  (compacted by the host)" : ""}`;
         if (p.query === "stats") {
           const totals = breakdownTotals(index);
           const tools = {};
           for (const t of index.turns) for (const x of t.tools) tools[x] = (tools[x] ?? 0) + 1;
-          const details = { turns: index.turns.length, entries: index.entries, preamble: index.preamble.length, skipped: index.skipped, compactedTurns: index.turns.filter((t) => t.compacted).length, tokens: totals, tools, firstAt: index.turns[0]?.startedAt ?? null, lastAt: index.turns.at(-1)?.endedAt ?? null };
+          const details = {
+            turns: index.turns.length,
+            entries: index.entries,
+            preamble: index.preamble.length,
+            skipped: index.skipped,
+            compactedTurns: index.turns.filter((t) => t.compacted).length,
+            tokens: totals,
+            tools,
+            firstAt: index.turns[0]?.startedAt ?? null,
+            lastAt: index.turns.at(-1)?.endedAt ?? null,
+          };
           const text = [
             `${details.turns} turns, ${details.entries} entries (${details.preamble} before the first prompt, ${details.skipped} skipped, ${details.compactedTurns} turns compacted by the host)`,
             `tokens ~${fmt(totals.total)}: user ${fmt(totals.user)}, assistant ${fmt(totals.assistant)}, tool results ${fmt(totals.toolResult)}, other ${fmt(totals.other)}; text ${fmt(totals.text)}, thinking ${fmt(totals.thinking)}, tool calls ${fmt(totals.toolCall)}, images ${fmt(totals.image)}`,
-            `tools: ${Object.entries(tools).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k}×${v}`).join(", ") || "none"}`,
+            `tools: ${
+              Object.entries(tools)
+                .sort((a, b) => b[1] - a[1])
+                .map(([k, v]) => `${k}×${v}`)
+                .join(", ") || "none"
+            }`,
             note,
-          ].filter(Boolean).join("\n");
+          ]
+            .filter(Boolean)
+            .join("\n");
           return { text, details };
         }
         let list = index.turns;
@@ -1020,7 +1170,9 @@ function defineTools() {
           const pins = pinsOf(s);
           const folded = new Set(s.state.folded ?? []);
           const from = index.turns.length - Math.max(1, protectedCount(s));
-          list = list.filter((t, i) => i < from && !t.compacted && !pinnedInIndex(pins, t) && !folded.has(t.id) && !s.summaries[t.id]).sort((a, b) => b.tokens.total - a.tokens.total);
+          list = list
+            .filter((t, i) => i < from && !t.compacted && !pinnedInIndex(pins, t) && !folded.has(t.id) && !s.summaries[t.id])
+            .sort((a, b) => b.tokens.total - a.tokens.total);
         }
         const pg = pageOf(list.map(row), p.page ?? 1, p.pageSize ?? 20);
         const text = [`${p.query}: ${pageLine(pg, "turns")}`, ...pg.items.map(line), note].filter(Boolean).join("\n");
@@ -1029,7 +1181,8 @@ function defineTools() {
     },
     {
       name: "session_index_read_raw",
-      description: "The original transcript entries of a turn as raw JSON lines, exactly as stored (JSONL bytes, or the host's stored events). Paged by lines; a page cut at 64 KB continues with offset.",
+      description:
+        "The original transcript entries of a turn as raw JSON lines, exactly as stored (JSONL bytes, or the host's stored events). Paged by lines; a page cut at 64 KB continues with offset.",
       parameters: obj({ turnId: TURN_ID, page: PAGE, pageSize: pageSize(50), offset: OFFSET }, ["turnId"]),
       async run({ s }, p) {
         await syncNote(s);
@@ -1042,7 +1195,16 @@ function defineTools() {
         const bytes = Buffer.byteLength(body, "utf8");
         return {
           text: cut.text,
-          details: { turnId: t.id, source: raw.source, entryIds: raw.ids.slice((pg.page - 1) * pg.pageSize, pg.page * pg.pageSize), page: pg.page, pages: pg.pages, lines: pg.total, bytes, nextOffset: cut.nextOffset },
+          details: {
+            turnId: t.id,
+            source: raw.source,
+            entryIds: raw.ids.slice((pg.page - 1) * pg.pageSize, pg.page * pg.pageSize),
+            page: pg.page,
+            pages: pg.pages,
+            lines: pg.total,
+            bytes,
+            nextOffset: cut.nextOffset,
+          },
         };
       },
     },

@@ -375,8 +375,10 @@ function renderSource() {
   el.replaceChildren(
     ...[
       h("span", { class: "src-name", title: s.name }, s.name),
-    h("span", { class: "src-meta" }, `${s.format} · ${s.messages.length} messages · session ${s.session}`),
-      s.warnings.length ? h("span", { class: "src-warn", title: s.warnings.join("\n") }, `${s.warnings.length} warning${s.warnings.length > 1 ? "s" : ""}`) : null,
+      h("span", { class: "src-meta" }, `${s.format} · ${s.messages.length} messages · session ${s.session}`),
+      s.warnings.length
+        ? h("span", { class: "src-warn", title: s.warnings.join("\n") }, `${s.warnings.length} warning${s.warnings.length > 1 ? "s" : ""}`)
+        : null,
     ].filter(Boolean),
   );
 }
@@ -411,7 +413,11 @@ function renderTotals() {
   const saved = before - after;
   const pct = before ? Math.round((100 * saved) / before) : 0;
   const usage = st.budget ? Math.min(1, after / st.budget) : 0;
-  const gauge = h("span", { class: `gauge${st.overBudget ? " over" : ""}`, role: "img", "aria-label": `${Math.round(usage * 100)} % of the budget` }, h("span", { class: "gauge-fill" }));
+  const gauge = h(
+    "span",
+    { class: `gauge${st.overBudget ? " over" : ""}`, role: "img", "aria-label": `${Math.round(usage * 100)} % of the budget` },
+    h("span", { class: "gauge-fill" }),
+  );
   gauge.firstChild.style.setProperty("--fill", `${(usage * 100).toFixed(1)}%`);
   const counts = DECISIONS.filter((d) => st[d] > 0).map((d) => h("span", { class: `chip decision-${d}`, title: DECISION_HELP[d] }, `${st[d]} ${d}`));
   const copy = h("button", { type: "button", class: "small", onclick: () => copyText(r.logLine, copy) }, "copy");
@@ -419,7 +425,16 @@ function renderTotals() {
     h(
       "div",
       { class: "cards" },
-      h("div", { class: "card" }, h("span", { class: "card-label" }, "Messages"), h("span", { class: "card-value", id: "total-messages", title: `${fmt(st.clean.messagesBefore)} → ${fmt(r.messages.length)}` }, `${short(st.clean.messagesBefore)} → ${short(r.messages.length)}`)),
+      h(
+        "div",
+        { class: "card" },
+        h("span", { class: "card-label" }, "Messages"),
+        h(
+          "span",
+          { class: "card-value", id: "total-messages", title: `${fmt(st.clean.messagesBefore)} → ${fmt(r.messages.length)}` },
+          `${short(st.clean.messagesBefore)} → ${short(r.messages.length)}`,
+        ),
+      ),
       h(
         "div",
         { class: "card" },
@@ -430,21 +445,27 @@ function renderTotals() {
         "div",
         { class: "card save" },
         h("span", { class: "card-label" }, "Saved"),
-        h("span", { class: "card-value", id: "total-saved" }, `${pct} %`, h("span", { class: "card-sub", title: `${fmt(saved)} tokens` }, ` ${short(saved)} tok`)),
+        h(
+          "span",
+          { class: "card-value", id: "total-saved" },
+          `${pct} %`,
+          h("span", { class: "card-sub", title: `${fmt(saved)} tokens` }, ` ${short(saved)} tok`),
+        ),
       ),
       h(
         "div",
         { class: "card" },
         h("span", { class: "card-label" }, "Budget"),
-        h("span", { class: "card-value", id: "total-budget", title: fmt(st.budget) }, short(st.budget), st.overBudget ? h("span", { class: "over-label", title: "the protected turns alone exceed the budget" }, " over") : null),
+        h(
+          "span",
+          { class: "card-value", id: "total-budget", title: fmt(st.budget) },
+          short(st.budget),
+          st.overBudget ? h("span", { class: "over-label", title: "the protected turns alone exceed the budget" }, " over") : null,
+        ),
         gauge,
       ),
     ),
-    h(
-      "div",
-      { class: "totals-row" },
-      h("span", { class: "turn-counts" }, st.turns ? `${st.turns} turns:` : "clean mode: no folding", counts),
-    ),
+    h("div", { class: "totals-row" }, h("span", { class: "turn-counts" }, st.turns ? `${st.turns} turns:` : "clean mode: no folding", counts)),
     h("div", { class: "logline" }, h("code", { id: "logline" }, r.logLine), copy),
   );
 }
@@ -471,7 +492,11 @@ function turnIndexByMessage(s, turns) {
 /** Sorted JSON, for comparing a message with its input. */
 function canon(v) {
   if (Array.isArray(v)) return `[${v.map(canon).join(",")}]`;
-  if (v && typeof v === "object") return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canon(v[k])}`).join(",")}}`;
+  if (v && typeof v === "object")
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canon(v[k])}`)
+      .join(",")}}`;
   return JSON.stringify(v);
 }
 
@@ -504,7 +529,9 @@ function renderContext() {
       h(
         "div",
         { class: "empty" },
-        state.runner ? h("p", {}, "Choose a built-in sample or drop a session file. ", h("kbd", {}, "Tab"), " moves through the settings; every change re-runs at once.") : h("p", {}, "Loading the engine…"),
+        state.runner
+          ? h("p", {}, "Choose a built-in sample or drop a session file. ", h("kbd", {}, "Tab"), " moves through the settings; every change re-runs at once.")
+          : h("p", {}, "Loading the engine…"),
       ),
     );
     return;
@@ -539,7 +566,11 @@ function renderContext() {
           "details",
           { class: "removed" },
           h("summary", {}, `${grp.length} message${grp.length > 1 ? "s" : ""} not sent (${range})`),
-          h("ul", {}, grp.map((i) => h("li", {}, h("code", {}, `#${i} ${describeMessage(s.messages[i])}`)))),
+          h(
+            "ul",
+            {},
+            grp.map((i) => h("li", {}, h("code", {}, `#${i} ${describeMessage(s.messages[i])}`))),
+          ),
         ),
       );
     }
@@ -583,7 +614,12 @@ function renderContext() {
     meta.push(h("span", { class: "meta-src", title: "position in the input" }, src === undefined ? "new" : `input #${src}`));
     let footer = null;
     const next = r.steps[i + 1];
-    const nextStub = next?.source !== undefined && at[next.source] >= 0 && turns[at[next.source]].decision === "stubbed" && next.message !== undefined && roleOf(r.messages[i + 1]) !== "user";
+    const nextStub =
+      next?.source !== undefined &&
+      at[next.source] >= 0 &&
+      turns[at[next.source]].decision === "stubbed" &&
+      next.message !== undefined &&
+      roleOf(r.messages[i + 1]) !== "user";
     if (cls === "is-stub" && !nextStub) {
       const run = turns.slice(runStart, k + 1).map((tt, j) => ({ t: tt, k: runStart + j }));
       const shown = run.length > 8 ? [...run.slice(0, 5), null, ...run.slice(-2)] : run;
@@ -634,7 +670,13 @@ function renderTimeline() {
   if (!r.turns.length) {
     legend.replaceChildren();
     list.replaceChildren(
-      h("li", { class: "empty" }, r.stats.turns ? `Mode "clean" cleans completed turns without folding, so there is no per-turn plan (${r.stats.turns} turns).` : "No turns in this input."),
+      h(
+        "li",
+        { class: "empty" },
+        r.stats.turns
+          ? `Mode "clean" cleans completed turns without folding, so there is no per-turn plan (${r.stats.turns} turns).`
+          : "No turns in this input.",
+      ),
     );
     return;
   }
@@ -642,7 +684,13 @@ function renderTimeline() {
   for (const t of r.turns) topics.set(t.topic, (topics.get(t.topic) ?? 0) + 1);
   legend.replaceChildren(
     ...[...topics].map(([label, n]) => {
-      const li = h("li", { class: "legend-item" }, h("span", { class: "swatch", "aria-hidden": "true" }), label || "(no topic)", h("span", { class: "legend-n" }, ` ${n}`));
+      const li = h(
+        "li",
+        { class: "legend-item" },
+        h("span", { class: "swatch", "aria-hidden": "true" }),
+        label || "(no topic)",
+        h("span", { class: "legend-n" }, ` ${n}`),
+      );
       li.style.setProperty("--hue", hueOf(label));
       return li;
     }),
@@ -657,7 +705,14 @@ function renderTimeline() {
       bar.firstChild.firstChild.style.setProperty("--w", `${t.tokensBefore ? ((100 * t.tokensAfter) / t.tokensBefore).toFixed(1) : 0}%`);
       const btn = h(
         "button",
-        { type: "button", class: "turn-btn", title: t.topic ? `topic: ${t.topic}` : undefined, "aria-expanded": String(open), "aria-controls": detailId, onclick: () => toggleTurn(t.id) },
+        {
+          type: "button",
+          class: "turn-btn",
+          title: t.topic ? `topic: ${t.topic}` : undefined,
+          "aria-expanded": String(open),
+          "aria-controls": detailId,
+          onclick: () => toggleTurn(t.id),
+        },
         h(
           "span",
           { class: "turn-line" },
@@ -683,7 +738,12 @@ function renderTimeline() {
 
 function askOf(s, t) {
   const m = s.messages[t.range[0]];
-  const text = partsOf(m).filter((p) => p.type === "text").map((p) => p.text).join(" ").replace(/\s+/g, " ").trim();
+  const text = partsOf(m)
+    .filter((p) => p.type === "text")
+    .map((p) => p.text)
+    .join(" ")
+    .replace(/\s+/g, " ")
+    .trim();
   return text.length > 90 ? `${text.slice(0, 89)}…` : text || describeMessage(m);
 }
 
@@ -695,10 +755,18 @@ function fillDetail(detail, t) {
     h(
       "div",
       { class: "detail-head" },
-      h("span", {}, `Original: ${rec.messages.length} message${rec.messages.length === 1 ? "" : "s"} (input #${rec.first}–#${rec.last}), ~${fmt(t.tokensBefore)} tokens`),
+      h(
+        "span",
+        {},
+        `Original: ${rec.messages.length} message${rec.messages.length === 1 ? "" : "s"} (input #${rec.first}–#${rec.last}), ~${fmt(t.tokensBefore)} tokens`,
+      ),
       showInContext,
     ),
-    h("div", { class: "original" }, rec.messages.map((m, j) => renderMessage(m, { index: rec.first + j, cls: "msg-original" }))),
+    h(
+      "div",
+      { class: "original" },
+      rec.messages.map((m, j) => renderMessage(m, { index: rec.first + j, cls: "msg-original" })),
+    ),
     rec.lines
       ? h(
           "details",
@@ -876,7 +944,9 @@ async function boot() {
 const ready = boot().catch((err) => {
   const el = $("status");
   el.hidden = false;
-  el.replaceChildren(h("p", { class: "status-error" }, `The engine could not start: ${err?.message ?? err}. Serve this folder over http (bash scripts/playground.sh).`));
+  el.replaceChildren(
+    h("p", { class: "status-error" }, `The engine could not start: ${err?.message ?? err}. Serve this folder over http (bash scripts/playground.sh).`),
+  );
   $("source").textContent = "Engine not loaded";
   document.documentElement.dataset.ready = "error";
 });

@@ -189,11 +189,17 @@ test("built-in sample, budget and protected turns set in the UI: the page shows 
   );
   assert.equal((await page.textContent("#logline")).trim(), cli.log);
   assert.equal(await page.textContent("#total-messages"), `${cli.out.stats.clean.messagesBefore} → ${cli.out.messages.length}`);
-  assert.ok(cli.out.turns.some((t) => t.decision === "stubbed"), "the settings fold some turns");
+  assert.ok(
+    cli.out.turns.some((t) => t.decision === "stubbed"),
+    "the settings fold some turns",
+  );
   assert.ok((await page.locator("#context .msg.is-stub .badge-stub").count()) > 0, "stubs are marked");
   // The timeline: one button per turn, with its decision.
   const turns = await page.$$eval("#turns .turn", (els) => els.map((e) => [e.dataset.turn, e.querySelector(".chip").textContent]));
-  assert.deepEqual(turns, cli.out.turns.map((t) => [t.id, t.decision]));
+  assert.deepEqual(
+    turns,
+    cli.out.turns.map((t) => [t.id, t.decision]),
+  );
 });
 
 test("clicking a folded turn shows its original messages and transcript lines", { skip }, async () => {
@@ -210,10 +216,15 @@ test("clicking a folded turn shows its original messages and transcript lines", 
   assert.ok(original.length >= 2);
   const shown = await renderedView(`#turns .turn[data-turn="${folded.id}"] .turn-detail .msg`);
   assert.deepEqual(shown, original.map(expectedView));
-  assert.ok(shown.some((m) => m.role === "toolResult"), "the dropped tool results are back");
+  assert.ok(
+    shown.some((m) => m.role === "toolResult"),
+    "the dropped tool results are back",
+  );
 
   // The transcript lines are what `contextfold recover` prints.
-  const rec = spawnSync(process.execPath, [path.join(ROOT, "js", "cli.js"), "recover", path.join(ROOT, "samples", "session.jsonl"), folded.id, "--json"], { encoding: "utf8" });
+  const rec = spawnSync(process.execPath, [path.join(ROOT, "js", "cli.js"), "recover", path.join(ROOT, "samples", "session.jsonl"), folded.id, "--json"], {
+    encoding: "utf8",
+  });
   assert.equal(rec.status, 0, rec.stderr);
   await li.locator("details.raw > summary").click();
   const raw = (await li.locator(".raw-lines").textContent()).split("\n").map((l) => JSON.parse(l));
@@ -225,9 +236,15 @@ test("clicking a folded turn shows its original messages and transcript lines", 
   const was = await btn.getAttribute("aria-expanded");
   await btn.focus();
   await page.keyboard.press("Enter");
-  await page.waitForFunction(([id, v]) => document.querySelector(`#turns .turn[data-turn="${id}"] .turn-btn`)?.getAttribute("aria-expanded") !== v, [other.id, was]);
+  await page.waitForFunction(
+    ([id, v]) => document.querySelector(`#turns .turn[data-turn="${id}"] .turn-btn`)?.getAttribute("aria-expanded") !== v,
+    [other.id, was],
+  );
   await page.keyboard.press("Space");
-  await page.waitForFunction(([id, v]) => document.querySelector(`#turns .turn[data-turn="${id}"] .turn-btn`)?.getAttribute("aria-expanded") === v, [other.id, was]);
+  await page.waitForFunction(
+    ([id, v]) => document.querySelector(`#turns .turn[data-turn="${id}"] .turn-btn`)?.getAttribute("aria-expanded") === v,
+    [other.id, was],
+  );
   assert.equal(await page.evaluate(() => document.activeElement?.classList.contains("turn-btn")), true, "focus stays on the turn");
 });
 
@@ -253,8 +270,14 @@ test("multi-topic sample with a prompt: topics the prompt refers to come back, a
   const cli = cliAssemble(path.join(SITE, "samples", "multitopic.jsonl"), { prompt, config: { foldOtherTopics: true } });
   assert.deepEqual(r.messages, cli.out.messages);
   assert.deepEqual(await renderedView("#context .msg"), cli.out.messages.map(expectedView));
-  assert.ok(cli.out.turns.some((t) => /refer to topic/.test(t.reason)), "the prompt brings a topic back");
-  assert.ok(cli.out.turns.some((t) => t.decision === "stubbed"), "other topics are stubbed");
+  assert.ok(
+    cli.out.turns.some((t) => /refer to topic/.test(t.reason)),
+    "the prompt brings a topic back",
+  );
+  assert.ok(
+    cli.out.turns.some((t) => t.decision === "stubbed"),
+    "other topics are stubbed",
+  );
   // Open a folded turn for the screenshot.
   const folded = r.turns.find((t) => t.decision === "stubbed");
   await page.locator(`#turns .turn[data-turn="${folded.id}"] .turn-btn`).click();
@@ -292,7 +315,12 @@ test("other formats and every setting through the hook match the CLI", { skip },
     messages: [
       { role: "system", content: "be brief" },
       { role: "user", content: "weather in Oslo?" },
-      { role: "assistant", content: null, reasoning_content: "need the tool", tool_calls: [{ id: "c1", type: "function", function: { name: "weather", arguments: '{"city":"Oslo"}' } }] },
+      {
+        role: "assistant",
+        content: null,
+        reasoning_content: "need the tool",
+        tool_calls: [{ id: "c1", type: "function", function: { name: "weather", arguments: '{"city":"Oslo"}' } }],
+      },
       { role: "tool", tool_call_id: "c1", content: "rain, 9 °C" },
       { role: "assistant", content: "It rains.", reasoning_content: "tool said rain" },
       { role: "user", content: "and tomorrow?" },
@@ -301,12 +329,15 @@ test("other formats and every setting through the hook match the CLI", { skip },
   const file = path.join(tmp, "openai.json");
   writeFileSync(file, JSON.stringify(openai));
   const config = { mode: "fold", preserveRecentMessages: 0, foldOtherTopics: false, summarizeThreshold: 0.5, keepRecentTurns: 0, dropToolCallMessages: false };
-  const r = await page.evaluate(async ([text, cfg]) => {
-    window.__contextfold.setInput(text, "openai.json");
-    window.__contextfold.setConfig(cfg);
-    window.__contextfold.setBudget(5000);
-    return window.__contextfold.setPrompt("");
-  }, [JSON.stringify(openai), config]);
+  const r = await page.evaluate(
+    async ([text, cfg]) => {
+      window.__contextfold.setInput(text, "openai.json");
+      window.__contextfold.setConfig(cfg);
+      window.__contextfold.setBudget(5000);
+      return window.__contextfold.setPrompt("");
+    },
+    [JSON.stringify(openai), config],
+  );
   assert.equal(r.format, "openai");
   const cli = cliAssemble(file, { budget: 5000, config });
   assert.deepEqual(r.messages, cli.out.messages);

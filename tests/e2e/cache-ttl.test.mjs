@@ -20,7 +20,19 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { NODE24, PLUGIN_DIR, createHost, hostUnavailableReason, parseJsonOutput, pluginProblem, readHostLog, removeDir, runCli, snapshotPlugin, startGateway } from "./run-host.mjs";
+import {
+  NODE24,
+  PLUGIN_DIR,
+  createHost,
+  hostUnavailableReason,
+  parseJsonOutput,
+  pluginProblem,
+  readHostLog,
+  removeDir,
+  runCli,
+  snapshotPlugin,
+  startGateway,
+} from "./run-host.mjs";
 import { startFakeAnthropic } from "./fake-anthropic.mjs";
 
 const PLUGIN_ID = "contextfold";
@@ -71,7 +83,14 @@ describe("contextfold with the host's cache-ttl context pruning (Anthropic's def
     const pluginDir = snapshotPlugin(PLUGIN_DIR, path.join(root, "plugin"));
     model = await startFakeAnthropic({ logFile: path.join(root, "model-requests.jsonl") });
     stateDir = path.join(root, "cf-state");
-    host = createHost({ root: path.join(root, "host"), modelPort: model.port, pluginDir, pluginId: PLUGIN_ID, slot: PLUGIN_ID, pluginConfig: { stateDir, autoSummarize: false, enableLlmConfirmation: false } });
+    host = createHost({
+      root: path.join(root, "host"),
+      modelPort: model.port,
+      pluginDir,
+      pluginId: PLUGIN_ID,
+      slot: PLUGIN_ID,
+      pluginConfig: { stateDir, autoSummarize: false, enableLlmConfirmation: false },
+    });
     const provider = host.config.models.providers.fake;
     provider.api = "anthropic-messages";
     provider.baseUrl = `http://127.0.0.1:${model.port}`;
@@ -81,9 +100,17 @@ describe("contextfold with the host's cache-ttl context pruning (Anthropic's def
     gateway = await startGateway(host);
     for (let i = 1; i <= 4; i++) {
       const logBefore = readHostLog(host).length;
-      const run = await runCli(host, ["agent", "--agent", "main", "--session-key", SESSION_KEY, "-m", `C${i}: question number ${i} about the harbour ferries`, "--json"], { timeoutMs: 300_000 });
+      const run = await runCli(
+        host,
+        ["agent", "--agent", "main", "--session-key", SESSION_KEY, "-m", `C${i}: question number ${i} about the harbour ferries`, "--json"],
+        { timeoutMs: 300_000 },
+      );
       let json = null;
-      try { json = parseJsonOutput(run.stdout); } catch { /* asserted below */ }
+      try {
+        json = parseJsonOutput(run.stdout);
+      } catch {
+        /* asserted below */
+      }
       turns.push({ run, json, log: readHostLog(host).slice(logBefore) });
       assert.equal(run.code, 0, `turn ${i}: exit ${run.code}\n${run.stderr.slice(-3000)}`);
     }
@@ -111,11 +138,20 @@ describe("contextfold with the host's cache-ttl context pruning (Anthropic's def
   test("the engine indexes every turn and records the uncommitted ones from the transcript, saying so once per turn", () => {
     const dirs = fs.readdirSync(path.join(stateDir, "sessions"));
     const index = JSON.parse(fs.readFileSync(path.join(stateDir, "sessions", dirs[0], "index.json"), "utf8")).index;
-    assert.deepEqual(index.turns.map((t) => t.userPreview.replace(/^.*?(C\d:)/, "$1").slice(0, 3)), ["C1:", "C2:", "C3:"], "the index as of the last turn's start");
-    const caught = records(stateDir).filter((r) => r.source === "transcript").map((r) => r.turnId);
+    assert.deepEqual(
+      index.turns.map((t) => t.userPreview.replace(/^.*?(C\d:)/, "$1").slice(0, 3)),
+      ["C1:", "C2:", "C3:"],
+      "the index as of the last turn's start",
+    );
+    const caught = records(stateDir)
+      .filter((r) => r.source === "transcript")
+      .map((r) => r.turnId);
     assert.deepEqual(caught.sort(), index.turns.map((t) => t.id).sort(), "every turn before the last one is recorded");
     const lines = turns.map((t) => t.log.map((e) => e.message).filter((m) => /caught up \d+ turn\(s\) from the transcript/.test(m)));
     console.log(`catch-up lines per turn: ${JSON.stringify(lines)}`);
-    assert.deepEqual(lines.map((l) => l.length), [0, 1, 1, 1]);
+    assert.deepEqual(
+      lines.map((l) => l.length),
+      [0, 1, 1, 1],
+    );
   });
 });

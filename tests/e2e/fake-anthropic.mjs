@@ -32,7 +32,18 @@ export async function startFakeAnthropic({ logFile } = {}) {
       const usage = { input_tokens: 100, output_tokens: 1, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
       const event = (type, payload) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...payload })}\n\n`);
-      event("message_start", { message: { id: `msg_fake_${n}`, type: "message", role: "assistant", model: body.model ?? "fake-model", content: [], stop_reason: null, stop_sequence: null, usage } });
+      event("message_start", {
+        message: {
+          id: `msg_fake_${n}`,
+          type: "message",
+          role: "assistant",
+          model: body.model ?? "fake-model",
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage,
+        },
+      });
       event("content_block_start", { index: 0, content_block: { type: "text", text: "" } });
       event("content_block_delta", { index: 0, delta: { type: "text_delta", text } });
       event("content_block_stop", { index: 0 });

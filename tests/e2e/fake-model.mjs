@@ -59,7 +59,11 @@ const FAULT_MODES = new Set(["ok", "hang", "error", "empty", "reasoning", "garba
 /** The side-call mode named by the control file (re-read on every side call). */
 function sideFaultMode() {
   let mode = "";
-  try { mode = fs.readFileSync(SIDE_FAULTS, "utf8").trim(); } catch { /* missing: ok */ }
+  try {
+    mode = fs.readFileSync(SIDE_FAULTS, "utf8").trim();
+  } catch {
+    /* missing: ok */
+  }
   return FAULT_MODES.has(mode) ? mode : "ok";
 }
 
@@ -152,7 +156,7 @@ let toolCalls = 0;
 function textOf(message) {
   const c = message?.content;
   if (typeof c === "string") return c;
-  if (Array.isArray(c)) return c.map((p) => (typeof p === "string" ? p : p?.text ?? "")).join("\n");
+  if (Array.isArray(c)) return c.map((p) => (typeof p === "string" ? p : (p?.text ?? ""))).join("\n");
   return "";
 }
 
@@ -164,11 +168,18 @@ function decide(body, n) {
     // the host may send the prompt plus a second user message carrying runtime context
     let i = msgs.length - 1;
     while (i >= 0 && msgs[i].role === "user") i--;
-    const pending = msgs.slice(i + 1).map(textOf).join("\n");
+    const pending = msgs
+      .slice(i + 1)
+      .map(textOf)
+      .join("\n");
     const named = /use the tool ([A-Za-z_][\w-]*) with args (\{[^\n]*\})/.exec(pending);
     if (named) {
       let args = null;
-      try { args = JSON.parse(named[2]); } catch { /* not JSON: no call */ }
+      try {
+        args = JSON.parse(named[2]);
+      } catch {
+        /* not JSON: no call */
+      }
       const id = `call_fake_${++toolCalls}`;
       if (args && offered.has(named[1])) return { tool: { id, name: named[1], args } };
       if (args && offered.has("tool_call")) return { tool: { id, name: "tool_call", args: { id: named[1], args } } };
@@ -188,7 +199,10 @@ function decide(body, n) {
   if (LONG_ANSWERS && !after && last?.role === "user") {
     let i = msgs.length - 1;
     while (i >= 0 && msgs[i].role === "user") i--;
-    const pending = msgs.slice(i + 1).map(textOf).join("\n");
+    const pending = msgs
+      .slice(i + 1)
+      .map(textOf)
+      .join("\n");
     const topic = TOPICS.find((t) => t.keywords.test(pending));
     if (topic) return { text: longAnswer(topic, n) };
   }
@@ -204,7 +218,11 @@ function auxAnswer(prompt, n) {
       .replace(/"<[^">]*>"/g, `"fake label ${n}"`)
       .replace(/\btrue\|false\b/g, "false")
       .replace(/\bfalse\|true\b/g, "false");
-    try { return JSON.stringify(JSON.parse(filled)); } catch { /* not a template */ }
+    try {
+      return JSON.stringify(JSON.parse(filled));
+    } catch {
+      /* not a template */
+    }
   }
   return `AUX-${n}: fake summary of the given text.`;
 }
@@ -254,7 +272,12 @@ function slowMs(body) {
   if (!(body.tools ?? []).length || msgs[msgs.length - 1]?.role !== "user") return 0;
   let i = msgs.length - 1;
   while (i >= 0 && msgs[i].role === "user") i--;
-  const m = /\bSLOW-(\d{1,6})\b/.exec(msgs.slice(i + 1).map(textOf).join("\n"));
+  const m = /\bSLOW-(\d{1,6})\b/.exec(
+    msgs
+      .slice(i + 1)
+      .map(textOf)
+      .join("\n"),
+  );
   return m ? Number(m[1]) : 0;
 }
 
@@ -275,10 +298,16 @@ function handleCompletion(body, res, n) {
       ? { role: "assistant", content: null, reasoning_content: reasoning, tool_calls: [toolCall] }
       : { role: "assistant", content: r.text, reasoning_content: reasoning };
     res.writeHead(200, { "content-type": "application/json" });
-    res.end(JSON.stringify({
-      id, object: "chat.completion", created, model,
-      choices: [{ index: 0, message, finish_reason: r.tool ? "tool_calls" : "stop" }], usage,
-    }));
+    res.end(
+      JSON.stringify({
+        id,
+        object: "chat.completion",
+        created,
+        model,
+        choices: [{ index: 0, message, finish_reason: r.tool ? "tool_calls" : "stop" }],
+        usage,
+      }),
+    );
     return;
   }
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
@@ -303,7 +332,11 @@ const server = http.createServer((req, res) => {
   req.on("data", (c) => (data += c));
   req.on("end", () => {
     let body = {};
-    try { body = data ? JSON.parse(data) : {}; } catch { body = { unparsed: data }; }
+    try {
+      body = data ? JSON.parse(data) : {};
+    } catch {
+      body = { unparsed: data };
+    }
     const isCompletion = req.method === "POST" && req.url.endsWith("/chat/completions");
     const n = isCompletion ? ++completions : 0;
     const isSide = isCompletion && !(Array.isArray(body.tools) && body.tools.some((t) => t?.function?.name));

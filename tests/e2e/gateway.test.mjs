@@ -56,16 +56,16 @@ const TURN_TIMEOUT_MS = 300_000;
 const skipReason = hostUnavailableReason();
 
 const textOf = (m) =>
-  typeof m?.content === "string"
-    ? m.content
-    : Array.isArray(m?.content)
-      ? m.content.map((p) => (typeof p === "string" ? p : p?.text ?? "")).join("\n")
-      : "";
+  typeof m?.content === "string" ? m.content : Array.isArray(m?.content) ? m.content.map((p) => (typeof p === "string" ? p : (p?.text ?? ""))).join("\n") : "";
 const isAgentRequest = (r) => Array.isArray(r.body?.tools) && r.body.tools.length > 0;
-const REQUEST_LINE = /^\[contextfold\] session=(\S+) (\d+)→(\d+) msgs (\d+)→(\d+) tok \(-?\d+\) cleanedRC=\d+ cleanedThink=\d+ dropTool=\d+ dropAsstTC=\d+(?: folded=(\d+) truncated=\d+ budget=(\d+))?(?: budget=(\d+))?( over-budget: the protected recent turns alone exceed the budget)?$/;
+const REQUEST_LINE =
+  /^\[contextfold\] session=(\S+) (\d+)→(\d+) msgs (\d+)→(\d+) tok \(-?\d+\) cleanedRC=\d+ cleanedThink=\d+ dropTool=\d+ dropAsstTC=\d+(?: folded=(\d+) truncated=\d+ budget=(\d+))?(?: budget=(\d+))?( over-budget: the protected recent turns alone exceed the budget)?$/;
 const isRequestLine = (message) => message.startsWith("[contextfold] session=") && /→\d+ msgs /.test(message);
 
-describe("contextfold in a running gateway: answer room, one line per request, commands, compaction, config under load", { skip: skipReason ?? false, timeout: 30 * 60_000 }, () => {
+describe("contextfold in a running gateway: answer room, one line per request, commands, compaction, config under load", {
+  skip: skipReason ?? false,
+  timeout: 30 * 60_000,
+}, () => {
   let root;
   let host;
   let fake;
@@ -82,7 +82,11 @@ describe("contextfold in a running gateway: answer room, one line per request, c
     const logBefore = readHostLog(host).length;
     const run = await runCli(host, ["agent", "--agent", "main", "--session-key", SESSION_KEY, "-m", text, "--json"], { timeoutMs: TURN_TIMEOUT_MS });
     let json = null;
-    try { json = parseJsonOutput(run.stdout); } catch { /* asserted below */ }
+    try {
+      json = parseJsonOutput(run.stdout);
+    } catch {
+      /* asserted below */
+    }
     const requests = fake.completions().slice(reqBefore);
     const t = { tag, text, run, json, requests: requests.filter(isAgentRequest), log: readHostLog(host).slice(logBefore) };
     turns.push(t);
@@ -93,7 +97,24 @@ describe("contextfold in a running gateway: answer room, one line per request, c
   /** Types a message into the gateway's chat (what the Control UI and channels do). */
   async function chatSend(message) {
     const params = { sessionKey: SESSION_KEY, message, idempotencyKey: `cf-e2e-${sent.length}-${Date.now()}` };
-    const run = await runCli(host, ["gateway", "call", "chat.send", "--token", gateway.token, "--port", String(gateway.port), "--json", "--timeout", "60000", "--params", JSON.stringify(params)], { timeoutMs: 120_000 });
+    const run = await runCli(
+      host,
+      [
+        "gateway",
+        "call",
+        "chat.send",
+        "--token",
+        gateway.token,
+        "--port",
+        String(gateway.port),
+        "--json",
+        "--timeout",
+        "60000",
+        "--params",
+        JSON.stringify(params),
+      ],
+      { timeoutMs: 120_000 },
+    );
     sent.push({ message, run });
     assert.equal(run.code, 0, `chat.send ${message}: ${run.stderr.slice(-2000)}`);
     // the command runs in the gateway after the call returns; its reply lands in the transcript
@@ -125,7 +146,11 @@ describe("contextfold in a running gateway: answer room, one line per request, c
     await chatSend("/contextfold");
     await turn("T7:", "T7: thanks, that is all about the notes.");
     compaction = await runCli(host, ["sessions", "compact", SESSION_KEY, "--token", gateway.token, "--json"], { timeoutMs: TURN_TIMEOUT_MS });
-    try { compaction.json = parseJsonOutput(compaction.stdout); } catch { compaction.json = null; }
+    try {
+      compaction.json = parseJsonOutput(compaction.stdout);
+    } catch {
+      compaction.json = null;
+    }
     await turn("T8:", "T8: one more thing about the notes.");
     await chatSend("/compact");
     await turn("T9:", "T9: and a last question.");
@@ -136,7 +161,10 @@ describe("contextfold in a running gateway: answer room, one line per request, c
     configSet = await runCli(host, ["config", "set", `plugins.entries.${PLUGIN_ID}.config.preserveRecentMessages`, "2"], { timeoutMs: 120_000 });
     await slow;
     await new Promise((r) => setTimeout(r, 3000));
-    reloadLog = readHostLog(host).slice(logBefore).map((e) => e.message).filter((m) => /reload|retained work/i.test(m));
+    reloadLog = readHostLog(host)
+      .slice(logBefore)
+      .map((e) => e.message)
+      .filter((m) => /reload|retained work/i.test(m));
     await turn("T11:", "T11: use the tool context_config with args {}");
     await gateway.stop();
     console.log(`turns ${turns.map((t) => `${t.tag}${t.run.ms}ms/${t.requests.length}req`).join(" ")}`);
@@ -152,7 +180,9 @@ describe("contextfold in a running gateway: answer room, one line per request, c
   test("(1) no agent request has its answer room cut, although the history had to be folded", () => {
     const requests = turns.flatMap((t) => t.requests.map((r) => ({ tag: t.tag, r })));
     assert.ok(requests.length >= 17, `${requests.length} agent requests`);
-    const cut = requests.filter(({ r }) => (r.body.max_completion_tokens ?? r.body.max_tokens) !== MAX_TOKENS).map(({ tag, r }) => `${tag} #${r.n}: ${r.body.max_completion_tokens ?? r.body.max_tokens}`);
+    const cut = requests
+      .filter(({ r }) => (r.body.max_completion_tokens ?? r.body.max_tokens) !== MAX_TOKENS)
+      .map(({ tag, r }) => `${tag} #${r.n}: ${r.body.max_completion_tokens ?? r.body.max_tokens}`);
     assert.deepEqual(cut, [], "requests whose answer room the host had to cut");
     const folded = turns.flatMap((t) => t.log.map((e) => REQUEST_LINE.exec(e.message)).filter(Boolean)).filter((m) => Number(m[6] ?? 0) > 0);
     assert.ok(folded.length > 0, "the history never needed folding: the test proves nothing");
@@ -174,7 +204,10 @@ describe("contextfold in a running gateway: answer room, one line per request, c
   test("(3) commands typed into the chat reach neither the model nor the index", () => {
     for (const t of turns.slice(6)) {
       for (const r of t.requests) {
-        const user = r.body.messages.filter((m) => m.role === "user").map(textOf).join("\n");
+        const user = r.body.messages
+          .filter((m) => m.role === "user")
+          .map(textOf)
+          .join("\n");
         assert.doesNotMatch(user, /\/contextfold|\/compact/, `${t.tag} request #${r.n} carries a command as conversation`);
       }
     }
@@ -182,7 +215,10 @@ describe("contextfold in a running gateway: answer room, one line per request, c
     const index = JSON.parse(fs.readFileSync(path.join(stateDir, "sessions", dirs[0], "index.json"), "utf8")).index;
     const previews = index.turns.map((x) => x.userPreview);
     assert.ok(!previews.some((p) => p.startsWith("/")), `command turns indexed: ${previews.join(" | ")}`);
-    assert.ok(previews.some((p) => p.includes("T9:")), `the conversation is indexed: ${previews.join(" | ")}`);
+    assert.ok(
+      previews.some((p) => p.includes("T9:")),
+      `the conversation is indexed: ${previews.join(" | ")}`,
+    );
   });
 
   test("(4) sessions compact reports what the model gets: the planned history plus the host's system prompt", () => {
@@ -200,13 +236,20 @@ describe("contextfold in a running gateway: answer room, one line per request, c
     const line = REQUEST_LINE.exec(turns[7].log.map((e) => e.message).find(isRequestLine) ?? "");
     assert.ok(line, "T8 logged no request line");
     const [rawBefore, t8After] = [Number(line[4]), Number(line[5])];
-    assert.ok(Math.abs(t8After - d.historyAfter) <= Math.max(20, d.historyAfter * 0.05), `T8 got ~${t8After} tokens of history; compaction said ~${d.historyAfter}`);
+    assert.ok(
+      Math.abs(t8After - d.historyAfter) <= Math.max(20, d.historyAfter * 0.05),
+      `T8 got ~${t8After} tokens of history; compaction said ~${d.historyAfter}`,
+    );
     assert.ok(d.historyBefore < rawBefore, `tokensBefore measured the raw transcript (${rawBefore}), not what the model gets (${d.historyBefore})`);
   });
 
   test("(5) a config change during a turn applies from the next turn; context_config shows each key's source", () => {
     assert.equal(configSet.code, 0, configSet.stderr.slice(-2000));
-    assert.deepEqual(reloadLog.filter((m) => /retained work|reload failed|not applied/i.test(m)), [], `the host refused the change:\n${reloadLog.join("\n")}`);
+    assert.deepEqual(
+      reloadLog.filter((m) => /retained work|reload failed|not applied/i.test(m)),
+      [],
+      `the host refused the change:\n${reloadLog.join("\n")}`,
+    );
     const t = turns.at(-1);
     const results = t.requests.flatMap((r) => r.body.messages.filter((m) => m.role === "tool").map(textOf)).join("\n");
     const text = (() => {

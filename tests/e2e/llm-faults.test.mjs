@@ -140,11 +140,7 @@ const SESSION = [
 // helpers
 
 const textOf = (m) =>
-  typeof m?.content === "string"
-    ? m.content
-    : Array.isArray(m?.content)
-      ? m.content.map((p) => (typeof p === "string" ? p : p?.text ?? "")).join("\n")
-      : "";
+  typeof m?.content === "string" ? m.content : Array.isArray(m?.content) ? m.content.map((p) => (typeof p === "string" ? p : (p?.text ?? ""))).join("\n") : "";
 const tagOf = (prompt) => prompt.slice(0, prompt.indexOf(":") + 1);
 const isCompletion = (r) => r.n > 0;
 const isAgentRequest = (r) => isCompletion(r) && Array.isArray(r.body?.tools) && r.body.tools.length > 0;
@@ -186,7 +182,11 @@ function toolResultOf(turn) {
   const result = msgs.find((m) => m.role === "tool" && m.tool_call_id === call.id);
   let name = call.function?.name;
   if (name === "tool_call") {
-    try { name = JSON.parse(call.function.arguments).id; } catch { /* keep */ }
+    try {
+      name = JSON.parse(call.function.arguments).id;
+    } catch {
+      /* keep */
+    }
   }
   return result ? { name, text: toolResultText(result) } : null;
 }
@@ -213,7 +213,8 @@ function requestProblems(req, tag) {
       if (!pendingCalls.delete(m.tool_call_id)) problems.push(`${where}: answers no pending tool call (${m.tool_call_id})`);
       if (!textOf(m).trim()) problems.push(`${where}: empty tool result`);
     }
-    if (i > 0 && i < at && ["user", "assistant"].includes(m.role) && msgs[i - 1].role === m.role) problems.push(`${where}: follows another ${m.role} message in the history`);
+    if (i > 0 && i < at && ["user", "assistant"].includes(m.role) && msgs[i - 1].role === m.role)
+      problems.push(`${where}: follows another ${m.role} message in the history`);
   }
   if (pendingCalls.size > 0) problems.push(`#${req.n}: tool call(s) ${[...pendingCalls].join(", ")} not answered at the end`);
   const all = JSON.stringify(msgs);
@@ -275,7 +276,10 @@ function summaryFiles(stateDir) {
 
 // ---------------------------------------------------------------------------------------------
 
-describe("contextfold keeps working when the LLM for its background work misbehaves (real openclaw host)", { skip: skipReason ?? false, timeout: 20 * 60_000 }, () => {
+describe("contextfold keeps working when the LLM for its background work misbehaves (real openclaw host)", {
+  skip: skipReason ?? false,
+  timeout: 20 * 60_000,
+}, () => {
   let root;
   let host;
   let fake;
@@ -314,7 +318,11 @@ describe("contextfold keeps working when the LLM for its background work misbeha
     const run = await runCli(host, ["agent", "--agent", "main", "--session-key", SESSION_KEY, "-m", prompt, "--json"], { timeoutMs: TURN_TIMEOUT_MS });
     const end = Date.now();
     let json = null;
-    try { json = parseJsonOutput(run.stdout); } catch { /* asserted below */ }
+    try {
+      json = parseJsonOutput(run.stdout);
+    } catch {
+      /* asserted below */
+    }
     const agent = fake.requests().slice(fromIndex).filter(isAgentRequest);
     await settle(fromIndex, agent.at(-1)?.n ?? Infinity);
     const entries = fake.requests().slice(fromIndex);
@@ -368,12 +376,14 @@ describe("contextfold keeps working when the LLM for its background work misbeha
     openAtEnd = openHangs(fake.requests());
     await gateway.stop();
     fakeExit = await fake.stop();
-    console.log(
-      `gateway start ${gateway.ms} ms; turns ${turns.map((t) => `${t.tag}${t.mode} ${t.run.ms} ms`).join(", ")}; total ${Date.now() - t0} ms`,
-    );
+    console.log(`gateway start ${gateway.ms} ms; turns ${turns.map((t) => `${t.tag}${t.mode} ${t.run.ms} ms`).join(", ")}; total ${Date.now() - t0} ms`);
     for (const t of turns) {
-      const side = t.entries.filter(isSideCall).map((e) => `#${e.n} ${e.sideFault} ${isSummaryCall(e) ? "summary" : isBackgroundCall(e) ? "background" : "other"}`);
-      console.log(`${t.tag} ${t.mode}: ${t.requests.length} agent request(s); side calls: ${side.join(", ") || "none"}${t.tool ? `\n  ${t.tool.name}: ${t.tool.text.split("\n").slice(0, 3).join(" | ").slice(0, 400)}` : ""}`);
+      const side = t.entries
+        .filter(isSideCall)
+        .map((e) => `#${e.n} ${e.sideFault} ${isSummaryCall(e) ? "summary" : isBackgroundCall(e) ? "background" : "other"}`);
+      console.log(
+        `${t.tag} ${t.mode}: ${t.requests.length} agent request(s); side calls: ${side.join(", ") || "none"}${t.tool ? `\n  ${t.tool.name}: ${t.tool.text.split("\n").slice(0, 3).join(" | ").slice(0, 400)}` : ""}`,
+      );
     }
   });
 
@@ -405,10 +415,15 @@ describe("contextfold keeps working when the LLM for its background work misbeha
       assert.ok(entries.some(isSummaryCall), `no summary call was answered in mode ${mode}`);
     }
     for (const t of turns.filter((x) => FAULTS.includes(x.mode))) {
-      assert.ok(t.entries.some((e) => isSummaryCall(e) && e.sideFault === t.mode), `${t.tag}: context_summarize asked for no summary in mode ${t.mode}`);
+      assert.ok(
+        t.entries.some((e) => isSummaryCall(e) && e.sideFault === t.mode),
+        `${t.tag}: context_summarize asked for no summary in mode ${t.mode}`,
+      );
     }
     // the deferred maintenance after a turn (not only the one before the next turn) ran with a failing LLM
-    const after = turns.filter((t) => FAULTS.includes(t.mode) && t.entries.some((e) => isBackgroundCall(e) && e.sideFault === t.mode && e.n > t.requests.at(-1).n));
+    const after = turns.filter(
+      (t) => FAULTS.includes(t.mode) && t.entries.some((e) => isBackgroundCall(e) && e.sideFault === t.mode && e.n > t.requests.at(-1).n),
+    );
     console.log(`deferred maintenance with LLM calls after the turn: ${after.map((t) => `${t.tag}${t.mode}`).join(", ")}`);
     assert.ok(after.length >= 3, `the deferred maintenance made LLM calls after only ${after.length} of ${FAULTS.length} failing turns`);
   });
@@ -466,13 +481,24 @@ describe("contextfold keeps working when the LLM for its background work misbeha
     const lastHistory = turns.at(-1).requests[0].body.messages.map(textOf).join("\n");
     for (const t of turns.slice(0, 4)) assert.ok(!lastHistory.includes(t.answer), `${t.tag}'s long answer is still sent in full in the last turn`);
     // the deterministic budget folding worked while the LLM failed
-    const lines = turns.flatMap((t) => t.log.map((e) => parseEngineLine(e.message)).filter(Boolean).map((l) => ({ tag: t.tag, mode: t.mode, ...l })));
+    const lines = turns.flatMap((t) =>
+      t.log
+        .map((e) => parseEngineLine(e.message))
+        .filter(Boolean)
+        .map((l) => ({ tag: t.tag, mode: t.mode, ...l })),
+    );
     console.log(`engine lines:\n  ${lines.map((l) => `${l.tag} ${l.mode}: ${l.line.replace(/^\[contextfold\] session=\S+ /, "")}`).join("\n  ")}`);
     const over = lines.filter((l) => l.budget !== undefined && l.tokBefore > l.budget);
-    assert.ok(over.some((l) => FAULTS.includes(l.mode)), "the history never exceeded the budget while the LLM failed: nothing to fold for the budget");
+    assert.ok(
+      over.some((l) => FAULTS.includes(l.mode)),
+      "the history never exceeded the budget while the LLM failed: nothing to fold for the budget",
+    );
     for (const l of lines) if (l.budget !== undefined) assert.ok(l.tokAfter <= l.budget, `${l.tag}: over the budget: ${l.line}`);
     assert.ok(stubbedRequests > 0, "no request carries a fold stub");
-    assert.ok(lines.some((l) => FAULTS.includes(l.mode) && l.folded > 0), "the engine logged no folded turns while the LLM failed");
+    assert.ok(
+      lines.some((l) => FAULTS.includes(l.mode) && l.folded > 0),
+      "the engine logged no folded turns while the LLM failed",
+    );
   });
 
   test("(5) no fallback to the host's messages; context_engine_status counts the LLM failures", () => {
@@ -483,7 +509,11 @@ describe("contextfold keeps working when the LLM for its background work misbeha
     );
     assert.deepEqual(bad, []);
     // the engine served every turn from the second on (the first has nothing to clean)
-    for (const t of turns.slice(1)) assert.ok(t.log.some((e) => ENGINE_LINE.test(e.message)), `${t.tag}: no [contextfold] line: the engine did not plan this turn's request`);
+    for (const t of turns.slice(1))
+      assert.ok(
+        t.log.some((e) => ENGINE_LINE.test(e.message)),
+        `${t.tag}: no [contextfold] line: the engine did not plan this turn's request`,
+      );
     const status = turns.at(-1).tool;
     assert.equal(status?.name, "context_engine_status", "the last turn did not call context_engine_status");
     assert.match(status.text, /^contextfold ACTIVE for session agent:main:main/m, status.text);
@@ -519,13 +549,15 @@ describe("contextfold keeps working when the LLM for its background work misbeha
     assert.ok(hangTurn.run.ms < bound, `the hang turn took ${hangTurn.run.ms} ms (bound ${bound} ms)`);
     assert.deepEqual(fakeExit, { code: 0, signal: null }, "the fake model did not close cleanly on SIGTERM");
   });
-  test(
-    "(7) under budget pressure the turn maintenance summarizes the turns the planner queued",
-    () => {
-      const lines = turns.flatMap((t) => t.log.map((e) => parseEngineLine(e.message)).filter(Boolean));
-      assert.ok(lines.some((l) => l.budget !== undefined && l.tokBefore > l.budget), "the history never exceeded the budget");
-      const maintenanceSummaries = turns.flatMap((t) => t.log).filter((e) => /plugin llm completion/.test(e.message) && /"purpose":"contextfold\.summary"/.test(e.raw) && /"kind":"context-engine"/.test(e.raw));
-      assert.ok(maintenanceSummaries.length > 0, "the turn maintenance never asked the LLM for a summary");
-    },
-  );
+  test("(7) under budget pressure the turn maintenance summarizes the turns the planner queued", () => {
+    const lines = turns.flatMap((t) => t.log.map((e) => parseEngineLine(e.message)).filter(Boolean));
+    assert.ok(
+      lines.some((l) => l.budget !== undefined && l.tokBefore > l.budget),
+      "the history never exceeded the budget",
+    );
+    const maintenanceSummaries = turns
+      .flatMap((t) => t.log)
+      .filter((e) => /plugin llm completion/.test(e.message) && /"purpose":"contextfold\.summary"/.test(e.raw) && /"kind":"context-engine"/.test(e.raw));
+    assert.ok(maintenanceSummaries.length > 0, "the turn maintenance never asked the LLM for a summary");
+  });
 });

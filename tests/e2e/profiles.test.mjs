@@ -50,7 +50,14 @@ describe("the recovery tool under the host's tool profiles", { skip: skipReason 
     const pluginDir = snapshotPlugin(PLUGIN_DIR, path.join(root, "plugin"));
     model = await startToolModel({ logFile: path.join(root, "model-requests.jsonl") });
     const stateDir = path.join(root, "cf-state");
-    host = createHost({ root: path.join(root, "host"), modelPort: model.port, pluginDir, pluginId: PLUGIN_ID, slot: PLUGIN_ID, pluginConfig: { stateDir, autoSummarize: false, enableLlmConfirmation: false } });
+    host = createHost({
+      root: path.join(root, "host"),
+      modelPort: model.port,
+      pluginDir,
+      pluginId: PLUGIN_ID,
+      slot: PLUGIN_ID,
+      pluginConfig: { stateDir, autoSummarize: false, enableLlmConfirmation: false },
+    });
     gateway = await startGateway(host);
     await turn("P0: the harbour ferry timetable changes in winter; note it.");
     const dirs = fs.readdirSync(path.join(stateDir, "sessions"));
@@ -81,9 +88,15 @@ describe("the recovery tool under the host's tool profiles", { skip: skipReason 
       const offered = requests[0].body.tools.map((t) => t.function?.name);
       console.log(`${profile}: offered ${offered.join(", ")}`);
       assert.ok(offered.includes("context_engine_recover") || offered.includes("tool_call"), `neither the tool nor tool_call offered: ${offered.join(", ")}`);
-      const result = requests[1].body.messages.filter((m) => m.role === "tool").map(textOf).join("\n");
+      const result = requests[1].body.messages
+        .filter((m) => m.role === "tool")
+        .map(textOf)
+        .join("\n");
       assert.doesNotMatch(result, /Unknown tool id/, result.slice(0, 600));
-      assert.ok(result.includes(`turn ${firstTurnId}:`) && result.includes("harbour ferry timetable"), `the recovered turn is not in the tool result: ${result.slice(0, 600)}`);
+      assert.ok(
+        result.includes(`turn ${firstTurnId}:`) && result.includes("harbour ferry timetable"),
+        `the recovered turn is not in the tool result: ${result.slice(0, 600)}`,
+      );
     });
   }
 

@@ -132,7 +132,14 @@ test("inside a tool loop the host re-assembles our own output: passed through, n
   const loop = [
     ...first.messages,
     { role: "user", content: "next", timestamp: 7 },
-    { role: "assistant", content: [{ type: "thinking", thinking: "look", thinkingSignature: "s" }, { type: "toolCall", id: "c9", name: "read", arguments: {} }], timestamp: 8 },
+    {
+      role: "assistant",
+      content: [
+        { type: "thinking", thinking: "look", thinkingSignature: "s" },
+        { type: "toolCall", id: "c9", name: "read", arguments: {} },
+      ],
+      timestamp: 8,
+    },
     { role: "toolResult", toolCallId: "c9", toolName: "read", content: [{ type: "text", text: "data" }], isError: false, timestamp: 9 },
   ];
   const again = await engine.assemble({ sessionKey: "agent:main:loop", messages: loop, tokenBudget: 19000 });
@@ -157,7 +164,10 @@ test("a long session rewrites index.json only as it grows by 5 %; after a restar
   const transcript = path.join(hostStateDir, "agents", "main", "sessions", `${sessionId}.jsonl`);
   mkdirSync(path.dirname(transcript), { recursive: true });
   const lines = [...sessionLines({ turns: 235, seed: 4, sessionId })];
-  const turnStarts = lines.map((l, i) => [JSON.parse(l), i]).filter(([v]) => v.message?.role === "user").map(([, i]) => i);
+  const turnStarts = lines
+    .map((l, i) => [JSON.parse(l), i])
+    .filter(([v]) => v.message?.role === "user")
+    .map(([, i]) => i);
   const logger = { info: () => {}, warn: () => {}, error: () => {} };
   const engine = createEngine({ logger, config: {}, stateDir, hostStateDir });
   writeFileSync(transcript, lines.slice(0, turnStarts[0]).join("\n") + "\n");
@@ -189,9 +199,14 @@ test("a long session rewrites index.json only as it grows by 5 %; after a restar
   assert.equal(indexTurns(), 235, "and the catch-up was written");
 });
 
-test("the host's second assemble of our own output with the prompt plans the original history again", { skip: !hasHost && "openclaw not installed" }, async () => {
+test("the host's second assemble of our own output with the prompt plans the original history again", {
+  skip: !hasHost && "openclaw not installed",
+}, async () => {
   const { sessionLines } = await import(path.join(PKG, "..", "bench", "soak", "generate.mjs"));
-  const history = [...sessionLines({ turns: 40, seed: 9 })].map((l) => JSON.parse(l)).filter((v) => v.type === "message").map((v) => v.message);
+  const history = [...sessionLines({ turns: 40, seed: 9 })]
+    .map((l) => JSON.parse(l))
+    .filter((v) => v.type === "message")
+    .map((v) => v.message);
   const entry = await loadEntry();
   const { api, engines } = fakeApi({ stateDir: mkdtempSync(path.join(os.tmpdir(), "cf-")) });
   entry.register(api);
@@ -206,7 +221,11 @@ test("the host's second assemble of our own output with the prompt plans the ori
   // Same prompt, our output, the same budget (a tool-loop iteration of a deferred turn): the
   // same plan of the host's turns, and its summary queue.
   const second = await engine.assemble({ sessionKey: key, messages: first.messages, tokenBudget: 1500, prompt: "next" });
-  assert.deepEqual(live().lastAssemble.result.turns.map((t) => t.id), ids, "the turns are the host's, not our stubs'");
+  assert.deepEqual(
+    live().lastAssemble.result.turns.map((t) => t.id),
+    ids,
+    "the turns are the host's, not our stubs'",
+  );
   assert.deepEqual(live().pendingSummaries, queue, "the summary queue survives");
   assert.ok(live().lastMessages.length === history.length && live().lastMessages.every((m, i) => m === history[i]), "planned over the host's history");
   assert.deepEqual(second.messages, first.messages);
@@ -219,7 +238,10 @@ test("the host's second assemble of our own output with the prompt plans the ori
   // A larger budget: folds stay folded (sticky), still the host's turns.
   const fourth = await engine.assemble({ sessionKey: key, messages: third.messages, tokenBudget: 19000, prompt: "next" });
   assert.ok(fourth.messages.length <= history.length);
-  assert.deepEqual(live().lastAssemble.result.turns.map((t) => t.id), ids);
+  assert.deepEqual(
+    live().lastAssemble.result.turns.map((t) => t.id),
+    ids,
+  );
 });
 
 /** An engine over a JSONL transcript (the host's state dir layout), with its logs. */
@@ -237,7 +259,9 @@ async function engineWithTranscript({ config = {}, hostConfig } = {}) {
   const engine = createEngine({ logger, config, stateDir, hostStateDir, hostConfig });
   const write = (messages) => {
     const lines = [JSON.stringify({ type: "session", version: 4, id: sessionId, timestamp: "2026-12-01T00:00:00.000Z", cwd: "/" })];
-    messages.forEach((m, i) => lines.push(JSON.stringify({ type: "message", id: `e${i + 1}`, parentId: i ? `e${i}` : null, timestamp: "2026-12-01T00:00:00.000Z", message: m })));
+    messages.forEach((m, i) =>
+      lines.push(JSON.stringify({ type: "message", id: `e${i + 1}`, parentId: i ? `e${i}` : null, timestamp: "2026-12-01T00:00:00.000Z", message: m })),
+    );
     writeFileSync(file, lines.join("\n") + "\n");
   };
   const key = `agent:main:${sessionId}`;
@@ -249,14 +273,36 @@ function toolTurns(n, resultText) {
   const msgs = [];
   for (let i = 1; i <= n; i++) {
     msgs.push({ role: "user", content: `T${i}: read the file and report`, timestamp: 10 * i });
-    msgs.push({ role: "assistant", content: [{ type: "toolCall", id: `c${i}`, name: "read", arguments: { path: "f.txt" } }], provider: "fake", stopReason: "toolUse", timestamp: 10 * i + 1 });
-    msgs.push({ role: "toolResult", toolCallId: `c${i}`, toolName: "read", content: [{ type: "text", text: resultText }], isError: false, timestamp: 10 * i + 2 });
-    msgs.push({ role: "assistant", content: [{ type: "text", text: `ANSWER-${i}: the file has lines` }], provider: "fake", stopReason: "stop", timestamp: 10 * i + 3 });
+    msgs.push({
+      role: "assistant",
+      content: [{ type: "toolCall", id: `c${i}`, name: "read", arguments: { path: "f.txt" } }],
+      provider: "fake",
+      stopReason: "toolUse",
+      timestamp: 10 * i + 1,
+    });
+    msgs.push({
+      role: "toolResult",
+      toolCallId: `c${i}`,
+      toolName: "read",
+      content: [{ type: "text", text: resultText }],
+      isError: false,
+      timestamp: 10 * i + 2,
+    });
+    msgs.push({
+      role: "assistant",
+      content: [{ type: "text", text: `ANSWER-${i}: the file has lines` }],
+      provider: "fake",
+      stopReason: "stop",
+      timestamp: 10 * i + 3,
+    });
   }
   return msgs;
 }
 
-const lineOf = (l) => /^\[contextfold\] session=\S+ \d+→\d+ msgs \d+→\d+ tok \(-?\d+\) cleanedRC=\d+ cleanedThink=\d+ dropTool=\d+ dropAsstTC=\d+( folded=\d+ truncated=\d+ budget=\d+)?( budget=\d+)?( over-budget: the protected recent turns alone exceed the budget)?$/.test(l);
+const lineOf = (l) =>
+  /^\[contextfold\] session=\S+ \d+→\d+ msgs \d+→\d+ tok \(-?\d+\) cleanedRC=\d+ cleanedThink=\d+ dropTool=\d+ dropAsstTC=\d+( folded=\d+ truncated=\d+ budget=\d+)?( budget=\d+)?( over-budget: the protected recent turns alone exceed the budget)?$/.test(
+    l,
+  );
 
 test("a turn as OpenClaw runs it: one line per model request, and every call of the tool loop leaves the answer its room", async () => {
   const file = Array.from({ length: 300 }, (_, i) => `line ${i}: the quick brown fox jumps over the lazy dog ${i} again.`).join("\n");
@@ -265,7 +311,13 @@ test("a turn as OpenClaw runs it: one line per model request, and every call of 
   t.write(history);
   const W = 32000;
   const R = 8000;
-  const settings = (tokenBudget, first) => ({ tokenBudget, runtimeSettings: { limits: first ? { promptTokenBudget: tokenBudget, maxOutputTokens: R } : { promptTokenBudget: W, maxOutputTokens: null }, model: { provider: "fake" } } });
+  const settings = (tokenBudget, first) => ({
+    tokenBudget,
+    runtimeSettings: {
+      limits: first ? { promptTokenBudget: tokenBudget, maxOutputTokens: R } : { promptTokenBudget: W, maxOutputTokens: null },
+      model: { provider: "fake" },
+    },
+  });
   const prompt = "T7: read it once more";
   await t.engine.bootstrap(t.params);
   t.logs.info.length = 0; // (the turns the host never committed here were caught up)
@@ -287,11 +339,17 @@ test("a turn as OpenClaw runs it: one line per model request, and every call of 
   const { hostTokens } = await import(path.join(PKG, "js", "openclaw", "room.js"));
   const budgets = t.logs.info.map((l) => Number(/budget=(\d+)/.exec(l)?.[1]));
   // each request's history fits what the host left for it, by the engine's count and by the host's
-  for (const [out, room] of [[a1, B1], [a2, B1 - Math.ceil(4000 * 1.25)]]) {
+  for (const [out, room] of [
+    [a1, B1],
+    [a2, B1 - Math.ceil(4000 * 1.25)],
+  ]) {
     assert.ok(out.estimatedTokens <= room, `${out.estimatedTokens} > ${room}`);
     assert.ok(hostTokens(out.messages) <= room, `the host would count ${hostTokens(out.messages)} > ${room}`);
   }
-  assert.ok(budgets.every((b) => b <= B1), `no request was planned with the whole window: ${budgets}`);
+  assert.ok(
+    budgets.every((b) => b <= B1),
+    `no request was planned with the whole window: ${budgets}`,
+  );
   assert.ok(hostTokens(history) > B1, "the history alone would not fit: the test proves something");
 });
 
@@ -300,7 +358,16 @@ test("operator commands typed into the chat are no turn, no topic and not sent t
   const u1 = { role: "user", content: "U1: sourdough starter feeding", timestamp: 1, idempotencyKey: "r1:user" };
   const a1 = { role: "assistant", content: [{ type: "text", text: "Feed it twice a day." }], provider: "fake", model: "m", stopReason: "stop", timestamp: 2 };
   const cmd = { role: "user", content: "/contextfold", timestamp: 3, idempotencyKey: "k1:user" };
-  const reply = { role: "assistant", content: [{ type: "text", text: "contextfold ACTIVE for session …" }], api: "openai-responses", provider: "openclaw", model: "gateway-injected", idempotencyKey: "k1", stopReason: "stop", timestamp: 4 };
+  const reply = {
+    role: "assistant",
+    content: [{ type: "text", text: "contextfold ACTIVE for session …" }],
+    api: "openai-responses",
+    provider: "openclaw",
+    model: "gateway-injected",
+    idempotencyKey: "k1",
+    stopReason: "stop",
+    timestamp: 4,
+  };
   t.write([u1, a1, cmd, reply]);
   await t.engine.bootstrap(t.params);
   // the host drops the reply and keeps the typed text as the last history message
@@ -308,16 +375,35 @@ test("operator commands typed into the chat are no turn, no topic and not sent t
   assert.ok(!JSON.stringify(r.messages).includes("/contextfold"), JSON.stringify(r.messages));
   const live = globalThis[Symbol.for("contextfold.liveSessions")].map.get(t.key);
   const index = (await live.session()).index();
-  assert.deepEqual(index.turns.map((x) => x.userPreview), ["U1: sourdough starter feeding"]);
+  assert.deepEqual(
+    index.turns.map((x) => x.userPreview),
+    ["U1: sourdough starter feeding"],
+  );
   // the next turn: the host merged the typed text into the prompt's user message
   const u2 = { role: "user", content: "U2: and the crumb?", timestamp: 5, idempotencyKey: "r2:user" };
-  const a2 = { role: "assistant", content: [{ type: "text", text: "Open crumb needs hydration." }], provider: "fake", model: "m", stopReason: "stop", timestamp: 6 };
+  const a2 = {
+    role: "assistant",
+    content: [{ type: "text", text: "Open crumb needs hydration." }],
+    provider: "fake",
+    model: "m",
+    stopReason: "stop",
+    timestamp: 6,
+  };
   t.write([u1, a1, cmd, reply, u2, a2]);
-  const merged = { ...u2, content: [{ type: "text", text: "/contextfold" }, { type: "text", text: u2.content }] };
+  const merged = {
+    ...u2,
+    content: [
+      { type: "text", text: "/contextfold" },
+      { type: "text", text: u2.content },
+    ],
+  };
   await t.engine.bootstrap(t.params);
   const r2 = await t.engine.assemble({ ...t.params, messages: [u1, a1, merged, a2], prompt: "U3: thanks", tokenBudget: 10000 });
   assert.ok(!JSON.stringify(r2.messages).includes("/contextfold"));
-  assert.deepEqual(r2.messages[2].content.map((p) => p.text), ["U2: and the crumb?"]);
+  assert.deepEqual(
+    r2.messages[2].content.map((p) => p.text),
+    ["U2: and the crumb?"],
+  );
   const turns = live.lastAssemble.result.turns.map((x) => x.id);
   assert.deepEqual(turns, ["e1", "e5"], "the turns are the transcript's conversation turns, by their entry ids");
 });
@@ -329,7 +415,13 @@ test("compaction reports what the model gets (the planned history and the host's
   t.write(history);
   await t.engine.bootstrap(t.params);
   const W = 64000;
-  const first = await t.engine.assemble({ ...t.params, messages: history, prompt: "next", tokenBudget: 40000, runtimeSettings: { limits: { promptTokenBudget: 40000, maxOutputTokens: 16000 } } });
+  const first = await t.engine.assemble({
+    ...t.params,
+    messages: history,
+    prompt: "next",
+    tokenBudget: 40000,
+    runtimeSettings: { limits: { promptTokenBudget: 40000, maxOutputTokens: 16000 } },
+  });
   const c = await t.engine.compact({ ...t.params, tokenBudget: W, force: true });
   assert.equal(c.ok, true, JSON.stringify(c));
   const d = c.result.details;
@@ -341,7 +433,11 @@ test("compaction reports what the model gets (the planned history and the host's
   // small turns whose summaries are larger than the cleaned turns: nothing is folded
   const small = await engineWithTranscript({ config: { preserveRecentMessages: 1, autoSummarize: false } });
   const chat = [];
-  for (let i = 1; i <= 4; i++) chat.push({ role: "user", content: `Q${i}?`, timestamp: 2 * i }, { role: "assistant", content: [{ type: "text", text: `A${i}.` }], stopReason: "stop", timestamp: 2 * i + 1 });
+  for (let i = 1; i <= 4; i++)
+    chat.push(
+      { role: "user", content: `Q${i}?`, timestamp: 2 * i },
+      { role: "assistant", content: [{ type: "text", text: `A${i}.` }], stopReason: "stop", timestamp: 2 * i + 1 },
+    );
   small.write(chat);
   await small.engine.bootstrap(small.params);
   await small.engine.assemble({ ...small.params, messages: chat, prompt: "next", tokenBudget: 40000 });
@@ -353,7 +449,11 @@ test("compaction reports what the model gets (the planned history and the host's
 test("turns the host advanced without committing them are caught up from the transcript; committed turns are not", async () => {
   const t = await engineWithTranscript();
   const chat = [];
-  for (let i = 1; i <= 3; i++) chat.push({ role: "user", content: `Q${i}?`, timestamp: 2 * i }, { role: "assistant", content: [{ type: "text", text: `A${i}.` }], stopReason: "stop", timestamp: 2 * i + 1 });
+  for (let i = 1; i <= 3; i++)
+    chat.push(
+      { role: "user", content: `Q${i}?`, timestamp: 2 * i },
+      { role: "assistant", content: [{ type: "text", text: `A${i}.` }], stopReason: "stop", timestamp: 2 * i + 1 },
+    );
   t.write(chat.slice(0, 2));
   // turn 1 was committed by the host (its admitted user entry is e1)
   assert.deepEqual(await t.engine.commitTurn({ ...t.params, advancementKey: "lt-1", admission: { entryId: "e1" }, messages: [] }), { status: "committed" });
@@ -372,7 +472,9 @@ test("turns the host advanced without committing them are caught up from the tra
   assert.equal(readdirSync(path.join(t.stateDir, "sessions", dirs[0], "commits")).length, 3);
 });
 
-test("a config change is read on the next turn, without a new registration; the entry declares it so to the host", { skip: !hasHost && "openclaw not installed" }, async () => {
+test("a config change is read on the next turn, without a new registration; the entry declares it so to the host", {
+  skip: !hasHost && "openclaw not installed",
+}, async () => {
   const entry = await loadEntry("?live-config");
   assert.ok(entry.reload.noopPrefixes.includes("plugins.entries.contextfold.config.preserveRecentMessages"));
   assert.ok(!entry.reload.noopPrefixes.some((p) => p.endsWith(".stateDir")), "a new stateDir still replaces the instance");
@@ -383,7 +485,11 @@ test("a config change is read on the next turn, without a new registration; the 
   const engine = await engines.get("contextfold")({});
   const key = "agent:main:live-config";
   const msgs = [];
-  for (let i = 1; i <= 6; i++) msgs.push({ role: "user", content: `Q${i} ${i < 4 ? "rain forecast umbrella" : "rust borrow checker"}?`, timestamp: 2 * i }, { role: "assistant", content: [{ type: "text", text: `A${i}.` }], stopReason: "stop", timestamp: 2 * i + 1 });
+  for (let i = 1; i <= 6; i++)
+    msgs.push(
+      { role: "user", content: `Q${i} ${i < 4 ? "rain forecast umbrella" : "rust borrow checker"}?`, timestamp: 2 * i },
+      { role: "assistant", content: [{ type: "text", text: `A${i}.` }], stopReason: "stop", timestamp: 2 * i + 1 },
+    );
   await engine.assemble({ sessionKey: key, messages: msgs, prompt: "rust lifetimes?", tokenBudget: 100000 });
   const live = globalThis[Symbol.for("contextfold.liveSessions")].map.get(key);
   assert.equal(live.config.preserveRecentMessages, 5);

@@ -70,7 +70,12 @@ test("LLMs that hang, fail, answer nothing, only reason, or answer garbage leave
   const params = { messages: [{ role: "user", content: "x" }] };
   assert.equal(await b.complete(() => new Promise(() => {}), params), null);
   assert.match(b.lastError, /timed out after 100 ms/);
-  assert.equal(await b.complete(async () => { throw new Error("503 overloaded"); }, params), null);
+  assert.equal(
+    await b.complete(async () => {
+      throw new Error("503 overloaded");
+    }, params),
+    null,
+  );
   assert.match(b.lastError, /503/);
   assert.equal(await b.complete(async () => ({ text: "" }), params), null);
   assert.match(b.lastError, /no visible text/);
@@ -110,7 +115,13 @@ function sampleLive(dir) {
   const file = path.join(host, "s.jsonl");
   cpSync(SAMPLE, file);
   const log = logger();
-  const live = new LiveSession({ stateDir: path.join(dir, "state"), sessionKey: "agent:main:s", config: {}, logger: log, transcript: new JsonlTranscript(file) });
+  const live = new LiveSession({
+    stateDir: path.join(dir, "state"),
+    sessionKey: "agent:main:s",
+    config: {},
+    logger: log,
+    transcript: new JsonlTranscript(file),
+  });
   return { live, logs: log.logs };
 }
 
@@ -122,19 +133,25 @@ test("damaged side caches are rebuilt from the transcript with a warning", async
   await first.live.putSummary("e0004", "[summary of turn e0004] read the ledger", "heuristic");
   const sdir = first.live.dir;
   const cases = [
-    ["corrupt index", () => writeFileSync(path.join(sdir, "index.json"), "{\"version\":1,\"ind")],
+    ["corrupt index", () => writeFileSync(path.join(sdir, "index.json"), '{"version":1,"ind')],
     ["wrong version", () => writeFileSync(path.join(sdir, "index.json"), JSON.stringify({ version: 999, source: "jsonl", index: {} }))],
-    ["unreadable index", () => {
-      // a directory where the file should be: reading (and replacing) it fails, even as root
-      const f = path.join(sdir, "index.json");
-      rmSync(f, { force: true });
-      mkdirSync(f);
-    }],
-    ["truncated summary", () => {
-      const sd = path.join(sdir, "summaries");
-      const f = path.join(sd, readdirSync(sd)[0]);
-      writeFileSync(f, readFileSync(f, "utf8").slice(0, 10));
-    }],
+    [
+      "unreadable index",
+      () => {
+        // a directory where the file should be: reading (and replacing) it fails, even as root
+        const f = path.join(sdir, "index.json");
+        rmSync(f, { force: true });
+        mkdirSync(f);
+      },
+    ],
+    [
+      "truncated summary",
+      () => {
+        const sd = path.join(sdir, "summaries");
+        const f = path.join(sd, readdirSync(sd)[0]);
+        writeFileSync(f, readFileSync(f, "utf8").slice(0, 10));
+      },
+    ],
   ];
   for (const [name, damage] of cases) {
     damage();

@@ -36,7 +36,9 @@ test("answer room: the host's first budget stands; the tool loop's budget shrink
 });
 
 test("answer room: the model's limits come from the host's provider config", () => {
-  const config = { models: { providers: { fake: { models: [{ id: "m1", contextWindow: 32000, maxTokens: 1024 }] }, other: { models: [{ id: "m2", contextWindow: 8000 }] } } } };
+  const config = {
+    models: { providers: { fake: { models: [{ id: "m1", contextWindow: 32000, maxTokens: 1024 }] }, other: { models: [{ id: "m2", contextWindow: 8000 }] } } },
+  };
   assert.deepEqual(room.modelLimits(config, "fake", "m1"), { contextWindow: 32000, maxTokens: 1024 });
   assert.deepEqual(room.modelLimits(config, undefined, "m2"), { contextWindow: 8000, maxTokens: undefined });
   assert.deepEqual(room.modelLimits(config, "fake", "nope"), {});
@@ -45,7 +47,18 @@ test("answer room: the model's limits come from the host's provider config", () 
 
 test("the host's count: characters / 4 × 1.25 over text, reasoning and tool calls; CJK four times; images 8,000", () => {
   assert.equal(room.hostTokens([{ role: "user", content: "x".repeat(400) }]), 125);
-  assert.equal(room.hostTokens([{ role: "user", content: [{ type: "text", text: "x".repeat(400) }, { type: "image", data: "…" }] }]), Math.ceil((8400 / 4) * 1.25));
+  assert.equal(
+    room.hostTokens([
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "x".repeat(400) },
+          { type: "image", data: "…" },
+        ],
+      },
+    ]),
+    Math.ceil((8400 / 4) * 1.25),
+  );
   assert.equal(room.hostTokens([{ role: "user", content: "好".repeat(100) }]), 125);
   const call = { type: "toolCall", id: "c1", name: "read", arguments: { path: "a" } };
   assert.equal(room.hostTokens([{ role: "assistant", content: [call] }]), Math.ceil((JSON.stringify(call).length / 4) * 1.25));
@@ -53,7 +66,15 @@ test("the host's count: characters / 4 × 1.25 over text, reasoning and tool cal
 });
 
 const cmdUser = (text, key) => ({ role: "user", content: text, timestamp: 1, idempotencyKey: `${key}:user` });
-const cmdReply = (text, key) => ({ role: "assistant", content: [{ type: "text", text }], api: "openai-responses", provider: "openclaw", model: "gateway-injected", idempotencyKey: key, stopReason: "stop" });
+const cmdReply = (text, key) => ({
+  role: "assistant",
+  content: [{ type: "text", text }],
+  api: "openai-responses",
+  provider: "openclaw",
+  model: "gateway-injected",
+  idempotencyKey: key,
+  stopReason: "stop",
+});
 const entry = (id, parentId, message) => ({ id, parentId, type: "message", message });
 
 test("operator commands: a typed command and the gateway's reply are marked in the transcript; the conversation is not", () => {
@@ -68,8 +89,15 @@ test("operator commands: a typed command and the gateway's reply are marked in t
     entry("a2", "u2", { role: "assistant", content: [{ type: "text", text: "I cannot run that" }], provider: "fake", model: "m" }),
   ];
   const r = operator.markCommandEntries(entries);
-  assert.deepEqual(r.entries.map((e) => e.type), ["message", "message", ...Array(4).fill(operator.COMMAND_ENTRY_TYPE), "message", "message"]);
-  assert.deepEqual(r.entries.map((e) => [e.id, e.parentId]), entries.map((e) => [e.id, e.parentId]), "the branch is unchanged");
+  assert.deepEqual(
+    r.entries.map((e) => e.type),
+    ["message", "message", ...Array(4).fill(operator.COMMAND_ENTRY_TYPE), "message", "message"],
+  );
+  assert.deepEqual(
+    r.entries.map((e) => [e.id, e.parentId]),
+    entries.map((e) => [e.id, e.parentId]),
+    "the branch is unchanged",
+  );
   assert.deepEqual(r.texts, ["/contextfold", "/compact"]);
   assert.equal(r.unanswered, 0);
   // a reply whose command came in an earlier read
@@ -80,7 +108,10 @@ test("operator commands: a typed command and the gateway's reply are marked in t
   assert.equal(operator.markCommandEntries(plain).entries, plain);
   // the host's context-free commands are flagged on both messages
   const flagged = { excludeFromContext: true, __openclaw: { contextFreeCommand: true } };
-  const f = operator.markCommandEntries([entry("s1", null, { role: "user", content: "/status", ...flagged }), entry("s2", "s1", { role: "assistant", content: [{ type: "text", text: "ok" }], ...flagged })]);
+  const f = operator.markCommandEntries([
+    entry("s1", null, { role: "user", content: "/status", ...flagged }),
+    entry("s2", "s1", { role: "assistant", content: [{ type: "text", text: "ok" }], ...flagged }),
+  ]);
   assert.deepEqual(f.texts, ["/status"]);
   assert.deepEqual(operator.rememberTexts(["/a", "/b"], ["/b", "/c", "/c"]), ["/a", "/b", "/c"]);
 });
@@ -93,7 +124,16 @@ test("operator commands: the host's history is planned without them, standalone 
   const last = [u1, a1, { role: "user", content: "/contextfold", timestamp: 3 }];
   assert.deepEqual(operator.withoutCommands(last, texts), [u1, a1]);
   // merged by the host into the next prompt's message (its text parts first)
-  const merged = { role: "user", content: [{ type: "text", text: "/contextfold" }, { type: "text", text: "/compact" }, { type: "text", text: "U2: more" }], timestamp: 5, idempotencyKey: "r2:user" };
+  const merged = {
+    role: "user",
+    content: [
+      { type: "text", text: "/contextfold" },
+      { type: "text", text: "/compact" },
+      { type: "text", text: "U2: more" },
+    ],
+    timestamp: 5,
+    idempotencyKey: "r2:user",
+  };
   const a2 = { role: "assistant", content: [{ type: "text", text: "A2" }], timestamp: 6 };
   const out = operator.withoutCommands([u1, a1, merged, a2], texts);
   assert.deepEqual(out[2], { role: "user", content: "U2: more", timestamp: 5, idempotencyKey: "r2:user" });
@@ -126,13 +166,31 @@ test("one line per model request: a held plan is dropped when the host plans the
 });
 
 test("the request line: folding fields only when folding changed something; one over-budget spelling, after the budget", () => {
-  const clean = { messagesBefore: 10, messagesAfter: 8, tokensBefore: 900, tokensAfter: 700, cleanedRC: 0, cleanedThink: 2, dropTool: 1, dropAsstTC: 1, droppedCalls: 0, droppedEmpty: 0, mergedText: 0 };
+  const clean = {
+    messagesBefore: 10,
+    messagesAfter: 8,
+    tokensBefore: 900,
+    tokensAfter: 700,
+    cleanedRC: 0,
+    cleanedThink: 2,
+    dropTool: 1,
+    dropAsstTC: 1,
+    droppedCalls: 0,
+    droppedEmpty: 0,
+    mergedText: 0,
+  };
   const base = "[contextfold] session=k 10→8 msgs 900→700 tok (-200) cleanedRC=0 cleanedThink=2 dropTool=1 dropAsstTC=1";
   const stats = { clean, stubbed: 0, summarized: 0, truncated: 0, budget: 128000, overBudget: false };
   assert.equal(core.formatRequestLine("k", stats), base);
   assert.equal(core.formatRequestLine("k", { ...stats, stubbed: 2, summarized: 1, truncated: 1, budget: 600 }), `${base} folded=3 truncated=1 budget=600`);
-  assert.equal(core.formatRequestLine("k", { ...stats, budget: 300, overBudget: true }), `${base} budget=300 over-budget: the protected recent turns alone exceed the budget`);
-  assert.equal(core.formatRequestLine("k", { ...stats, stubbed: 1, budget: 300, overBudget: true }), `${base} folded=1 truncated=0 budget=300 over-budget: the protected recent turns alone exceed the budget`);
+  assert.equal(
+    core.formatRequestLine("k", { ...stats, budget: 300, overBudget: true }),
+    `${base} budget=300 over-budget: the protected recent turns alone exceed the budget`,
+  );
+  assert.equal(
+    core.formatRequestLine("k", { ...stats, stubbed: 1, budget: 300, overBudget: true }),
+    `${base} folded=1 truncated=0 budget=300 over-budget: the protected recent turns alone exceed the budget`,
+  );
   assert.equal(core.worthLogging(stats), true);
   const none = { ...clean, cleanedThink: 0, dropTool: 0, dropAsstTC: 0 };
   assert.equal(core.worthLogging({ ...stats, clean: none }), false);

@@ -14,7 +14,10 @@ test("kept messages are the caller's own objects; cleaned ones lose thinking and
   const r = core.clean(input, {});
   const out = applySteps(input, r.steps);
   assert.equal(r.fallback, undefined);
-  assert.deepEqual(out.map((m) => m.role), ["user", "assistant", "user", "assistant"]);
+  assert.deepEqual(
+    out.map((m) => m.role),
+    ["user", "assistant", "user", "assistant"],
+  );
   assert.equal(out[0], input[0], "unchanged user message is the same object");
   assert.equal(out[3], input[5], "the frontier message is the same object");
   assert.deepEqual(out[1].content, [{ type: "text", text: "a.txt is all As" }]);
@@ -58,7 +61,10 @@ test("token estimate counts Chinese far above chars/4", async () => {
 test("a live session sends only new messages, and still sees every change the host makes to old ones", async () => {
   const core = await loadCore();
   const { sessionLines } = await import(path.join(ROOT, "bench", "soak", "generate.mjs"));
-  const messages = [...sessionLines({ turns: 12, seed: 3 })].map((l) => JSON.parse(l)).filter((v) => v.type === "message").map((v) => v.message);
+  const messages = [...sessionLines({ turns: 12, seed: 3 })]
+    .map((l) => JSON.parse(l))
+    .filter((v) => v.type === "message")
+    .map((v) => v.message);
   const plan = (s, msgs, budget = 100000) => {
     const r = s.assemble({ messages: msgs, prompt: "next question", budget });
     return { messages: applySteps(msgs, r.steps), turns: r.turns };
@@ -119,7 +125,13 @@ test("a live session sends only new messages, and still sees every change the ho
 });
 
 test("the live session's comparison of messages tells what JSON.stringify would", () => {
-  const m = { role: "assistant", content: [{ type: "text", text: "a" }, { type: "toolCall", id: "x", arguments: { n: 1, s: [1, "2", null, true] } }] };
+  const m = {
+    role: "assistant",
+    content: [
+      { type: "text", text: "a" },
+      { type: "toolCall", id: "x", arguments: { n: 1, s: [1, "2", null, true] } },
+    ],
+  };
   const cases = [
     structuredClone(m),
     { content: m.content, role: "assistant" }, // key order
@@ -127,10 +139,34 @@ test("the live session's comparison of messages tells what JSON.stringify would"
     { role: "assistant" },
     { role: "assistant", content: [{ type: "text", text: "a" }] },
     { role: "assistant", content: { 0: m.content[0], 1: m.content[1] } }, // object, not array
-    { role: "assistant", content: [{ type: "text", text: "a" }, { type: "toolCall", id: "x", arguments: { n: 1, s: [1, 2, null, true] } }] },
-    { role: "assistant", content: [{ type: "text", text: "a" }, { type: "toolCall", id: "x", arguments: { n: 1, s: [1, "2", null, false] } }] },
-    { role: "assistant", content: [{ type: "text", text: "a" }, { type: "toolCall", id: "x", arguments: { n: 1, s: [1, "2", null] } }] },
-    { role: "assistant", content: [{ type: "text", text: "a" }, { type: "toolCall", id: "x", arguments: { n: 1, s: [1, "2", {}, true] } }] },
+    {
+      role: "assistant",
+      content: [
+        { type: "text", text: "a" },
+        { type: "toolCall", id: "x", arguments: { n: 1, s: [1, 2, null, true] } },
+      ],
+    },
+    {
+      role: "assistant",
+      content: [
+        { type: "text", text: "a" },
+        { type: "toolCall", id: "x", arguments: { n: 1, s: [1, "2", null, false] } },
+      ],
+    },
+    {
+      role: "assistant",
+      content: [
+        { type: "text", text: "a" },
+        { type: "toolCall", id: "x", arguments: { n: 1, s: [1, "2", null] } },
+      ],
+    },
+    {
+      role: "assistant",
+      content: [
+        { type: "text", text: "a" },
+        { type: "toolCall", id: "x", arguments: { n: 1, s: [1, "2", {}, true] } },
+      ],
+    },
   ];
   for (const c of cases) {
     assert.equal(sameJson(m, c), JSON.stringify(m) === JSON.stringify(c), JSON.stringify(c));

@@ -26,13 +26,22 @@ const SAMPLE = [
   },
   {
     sample_id: "conv-y",
-    conversation: { speaker_a: "Cy", speaker_b: "Di", session_1_date_time: "1:00 pm on 1 May, 2023", session_1: [{ speaker: "Cy", dia_id: "D1:1", text: "Yo" }] },
+    conversation: {
+      speaker_a: "Cy",
+      speaker_b: "Di",
+      session_1_date_time: "1:00 pm on 1 May, 2023",
+      session_1: [{ speaker: "Cy", dia_id: "D1:1", text: "Yo" }],
+    },
     qa: [],
   },
 ];
 
 function snapshot(dir) {
-  return Object.fromEntries(readdirSync(dir).sort().map((f) => [f, readFileSync(join(dir, f), "utf8")]));
+  return Object.fromEntries(
+    readdirSync(dir)
+      .sort()
+      .map((f) => [f, readFileSync(join(dir, f), "utf8")]),
+  );
 }
 
 test("cli: locomo --variant all writes sessions, sidecars and summaries", () => {
@@ -72,7 +81,9 @@ test("cli: bad usage exits non-zero with a message", () => {
   assert.match(r2.stderr, /^convert: /);
 });
 
-test("cli: every real dataset converts, twice to the same bytes", { skip: [LOCOMO, TAUBENCH, CLAUDE_CODE].every(existsSync) ? false : "evaluation data not present" }, () => {
+test("cli: every real dataset converts, twice to the same bytes", {
+  skip: [LOCOMO, TAUBENCH, CLAUDE_CODE].every(existsSync) ? false : "evaluation data not present",
+}, () => {
   const dir = mkdtempSync(join(tmpdir(), "convert-real-"));
   try {
     const all = (out) => {

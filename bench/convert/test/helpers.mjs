@@ -22,7 +22,10 @@ export const needs = (path) => ({ skip: existsSync(path) ? false : `${path} not 
  */
 export function readSession(jsonl) {
   assert.ok(jsonl.endsWith("\n"), "session ends with a newline");
-  const lines = jsonl.slice(0, -1).split("\n").map((l) => JSON.parse(l));
+  const lines = jsonl
+    .slice(0, -1)
+    .split("\n")
+    .map((l) => JSON.parse(l));
   const [header, ...entries] = lines;
   assert.equal(header.type, "session");
   assert.equal(header.version, 4);
@@ -42,7 +45,13 @@ export function readSession(jsonl) {
 }
 
 /** The text of a message's text parts joined by "\n". */
-export const textOf = (m) => (Array.isArray(m.content) ? m.content.filter((p) => p.type === "text").map((p) => p.text).join("\n") : String(m.content));
+export const textOf = (m) =>
+  Array.isArray(m.content)
+    ? m.content
+        .filter((p) => p.type === "text")
+        .map((p) => p.text)
+        .join("\n")
+    : String(m.content);
 
 /** Checks the shapes PROVIDERS.md asks for that a converter controls (rules 10, 11, 14). */
 export function assertShapes(messages, { alternating = false } = {}) {
@@ -51,7 +60,10 @@ export function assertShapes(messages, { alternating = false } = {}) {
     assert.ok(Array.isArray(m.content), `message ${i} content is an array`);
     assert.equal(typeof m.timestamp, "number");
     if (m.role === "assistant") {
-      assert.ok(m.content.some((p) => (p.type === "text" && p.text.trim()) || p.type === "toolCall"), `assistant message ${i} is not empty`);
+      assert.ok(
+        m.content.some((p) => (p.type === "text" && p.text.trim()) || p.type === "toolCall"),
+        `assistant message ${i} is not empty`,
+      );
       assert.ok(["stop", "toolUse", "length", "error", "aborted"].includes(m.stopReason));
       assert.ok(m.usage && typeof m.usage.totalTokens === "number");
     }
