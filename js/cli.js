@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { isUtf8 } from "node:buffer";
 import path from "node:path";
-import { loadCore, applySteps, formatLogLine, changed } from "./core/node.js";
+import { loadCore, applySteps, formatLogLine, formatRequestLine, changed } from "./core/node.js";
 import { readMessages, assembleRequest, InputError, FORMATS } from "./core/readers.js";
 import { describeMessage } from "./core/describe.js";
 import { splitConfig } from "./core/config.js";
@@ -27,7 +27,7 @@ options:
   --config FILE   JSON file with engine options (the plugin's config keys)
   --budget N      token budget for assemble and replay (default: the config's maxTokens)
   --prompt TEXT   the upcoming user message (assemble brings back topics it refers to)
-  --page N        page of a recovered turn (recover; 50 messages per page)
+  --page N        page of a recovered turn, from 1 (recover; 50 entries per page)
   --turns K       replay only the last K user turns (default: all)
   --price P       replay: price with one provider's cache rates: ${PRICE_NAMES.join(" | ")} (default: all)
   --json          machine-readable output on stdout
@@ -196,10 +196,7 @@ async function cmdAssemble(args) {
   const msgs = applySteps(s.messages, r.steps);
   if (r.fallback) process.stderr.write(`warning: ${r.fallback}\n`);
   const st = r.stats;
-  process.stderr.write(
-    formatLogLine(s.session, st.clean) +
-      ` folded=${st.stubbed + st.summarized} budget=${st.budget}${st.overBudget ? " OVER-BUDGET(protected turns alone exceed it)" : ""}\n`,
-  );
+  process.stderr.write(formatRequestLine(s.session, st) + "\n");
   if (args.json) {
     const turns = r.turns.map(({ id, topic, decision, reason, tokensBefore, tokensAfter }) => ({ id, topic, decision, reason, tokensBefore, tokensAfter }));
     return out(JSON.stringify({ messages: msgs, estimatedTokens: r.estimatedTokens, turns, stats: st }, null, 2));
@@ -265,24 +262,26 @@ const PAGE = 50;
 
 /** @param {Args} args */
 async function cmdRecover(args) {
+  if (args.page !== undefined && args.page < 1) throw new UsageError("--page counts from 1");
   const s = loadSession(args, { keepBytes: true });
   const id = args._[2];
   if (!id) throw new UsageError("recover needs a turn id (see `contextfold index`)");
   const live = await indexOf(s, args);
   const turn = live.index().turns.find((t) => t.id === id);
   if (!turn) throw new InputError(`${s.name}: no turn ${JSON.stringify(id)} on the active branch`);
-  const page = args.page ?? 0;
-  const refs = turn.entries.slice(page * PAGE, (page + 1) * PAGE);
+  const page = args.page ?? 1;
+  const pages = Math.max(1, Math.ceil(turn.entries.length / PAGE));
+  if (page > pages) throw new InputError(`${s.name}: turn ${id} has ${pages} page(s) of ${PAGE} entries; --page ${page} is past the last`);
+  const refs = turn.entries.slice((page - 1) * PAGE, page * PAGE);
   // The exact bytes of each line (a line that is not valid UTF-8 stays as it was).
   const buf = /** @type {Buffer} */ (s.buf);
   const raw = refs.map((r) => buf.subarray(.../** @type {[number, number]} */ (r.range)));
-  const pages = Math.max(1, Math.ceil(turn.entries.length / PAGE));
   if (args.json) {
     const entries = raw.map((b) => JSON.parse(b.toString("utf8")));
     const bytes = Object.fromEntries(raw.flatMap((b, i) => (isUtf8(b) ? [] : [[i, b.toString("base64")]])));
     return out(JSON.stringify({ turnId: id, page, pages, entries, ...(Object.keys(bytes).length ? { bytes } : {}) }, null, 2));
   }
-  process.stderr.write(`turn ${id}: ${turn.entries.length} entries, page ${page + 1} of ${pages}\n`);
+  process.stderr.write(`turn ${id}: ${turn.entries.length} entries, page ${page} of ${pages}\n`);
   const body = Buffer.concat(raw);
   process.stdout.write(body.length && body[body.length - 1] !== 0x0a ? Buffer.concat([body, Buffer.from("\n")]) : body);
 }

@@ -266,6 +266,33 @@ export function formatLogLine(sessionKey, s) {
   );
 }
 
+/** The over-budget note: the one spelling of the log, the CLI and the playground. */
+export const OVER_BUDGET_NOTE = "over-budget: the protected recent turns alone exceed the budget";
+
+/**
+ * The one line per model request, the same words in the gateway log, the CLI's `assemble` and
+ * the playground: the cleaner's fields (`formatLogLine`), then ` folded=N truncated=M budget=B`
+ * when folding changed something, then the over-budget note (after the budget) when the
+ * protected recent turns alone exceed it.
+ * @param {string} sessionKey
+ * @param {{clean: CleanStats, stubbed: number, summarized: number, truncated: number, budget: number, overBudget: boolean}} stats
+ *   the stats of a budgeted assemble
+ */
+export function formatRequestLine(sessionKey, stats) {
+  const folded = stats.stubbed + stats.summarized;
+  const budget = ` budget=${stats.budget}`;
+  const fold = folded + stats.truncated > 0 ? ` folded=${folded} truncated=${stats.truncated}${budget}` : stats.overBudget ? budget : "";
+  return formatLogLine(sessionKey, stats.clean) + fold + (stats.overBudget ? ` ${OVER_BUDGET_NOTE}` : "");
+}
+
+/**
+ * True when a request is worth its line: something was cleaned or folded, or it is over budget.
+ * @param {{clean: CleanStats, stubbed: number, summarized: number, truncated: number, overBudget?: boolean}} stats
+ */
+export function worthLogging(stats) {
+  return changed(stats.clean) || stats.stubbed + stats.summarized + stats.truncated > 0 || Boolean(stats.overBudget);
+}
+
 /**
  * True when the cleaner changed anything (the log line is written only then).
  * @param {CleanStats} s

@@ -3,7 +3,7 @@
 import { readFileSync, existsSync } from "node:fs";
 import { wrapGlue } from "./core.js";
 
-export { applySteps, formatLogLine, changed, roughTokens } from "./core.js";
+export { applySteps, formatLogLine, formatRequestLine, worthLogging, changed, roughTokens } from "./core.js";
 
 // Inside the installed package wasm/ sits beside js/; in the source tree the build writes it
 // to pkg-template/wasm/.

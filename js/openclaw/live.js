@@ -3,7 +3,8 @@
 // the transcript, and the on-disk side caches under <stateDir>/sessions/<key>/:
 //   index.json      {version, source, cursor, index}      rebuilt from the transcript if bad
 //   summaries/<turn>.json  {turnId, text, source, createdAt}  one write-once file per turn
-//   state.json      {folded, pins, subtopics}              sticky decisions, pins, labels
+//   state.json      {folded, pins, subtopics, commands}    sticky decisions, pins, labels, the
+//                                                          texts of operator commands seen
 // Every write is atomic (temp file + fsync + rename, or hard link for write-once files), so a
 // crash leaves the old or the new file, and two gateways on one state dir never corrupt them.
 import { promises as fs } from "node:fs";
@@ -11,6 +12,7 @@ import path from "node:path";
 import { loadCore } from "../core/node.js";
 import { sameJson } from "../core/core.js";
 import { keyName, writeAtomic, createOnce } from "./store.js";
+import { markCommandEntries, rememberTexts, withoutCommands } from "./operator.js";
 
 /** @import { AssembleResult, IndexUpdate, Message, Pins, Strategy } from "../core/types.js" */
 /** @import { LiveCore } from "../core/core.js" */
@@ -164,24 +166,27 @@ export class LiveSession {
 
   /**
    * Reads new transcript entries into the index (O(new entries)); rebuilds on a rewrite.
+   * Operator commands and their replies are marked first (operator.js), so they form no turn.
    * @returns {Promise<IndexUpdate>}
    */
   async sync() {
     const s = await this.session();
-    const transcript = this.transcript;
-    if (!transcript) return { turns: 0, newTurns: 0 };
-    let r = await transcript.read(this.cursor, { tip: s.tip() });
-    for (const w of r.warnings ?? []) this.warn(w);
-    /** @type {IndexUpdate} */
+    if (!this.transcript) return { turns: 0, newTurns: 0 };
+    let r = await this.readMarked(this.cursor, { tip: s.tip() });
+    let full = r.reset || this.cursor === undefined;
+    if (!full && r.unanswered > 0) {
+      // a command's reply whose typed command an earlier read indexed as conversation
+      r = await this.readMarked(undefined);
+      full = true;
+    }
     let update;
-    if (r.reset || this.cursor === undefined) {
+    if (full) {
       update = s.rebuild(r.entries);
     } else {
       update = s.append(r.entries);
       if (update.rewrite) {
         this.warn(`transcript rewritten (${update.rewrite}), rebuilding the index`);
-        r = await transcript.read(undefined);
-        for (const w of r.warnings ?? []) this.warn(w);
+        r = await this.readMarked(undefined);
         update = s.rebuild(r.entries);
       }
     }
@@ -196,6 +201,24 @@ export class LiveSession {
       }
     }
     return update;
+  }
+
+  /** Reads transcript entries with the operator commands marked; remembers the commands' texts. */
+  async readMarked(cursor, opts) {
+    const r = await this.transcript.read(cursor, opts);
+    for (const w of r.warnings ?? []) this.warn(w);
+    const { entries, texts, unanswered } = markCommandEntries(r.entries);
+    const known = this.state.commands ?? [];
+    if (texts.some((t) => !known.includes(t))) {
+      this.state.commands = rememberTexts(known, texts);
+      await this.saveState();
+    }
+    return { ...r, entries, unanswered };
+  }
+
+  /** The host's history as the engine plans it: without the operator commands in it. */
+  conversation(messages) {
+    return withoutCommands(messages, this.state.commands ?? []);
   }
 
   /**

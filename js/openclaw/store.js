@@ -1,7 +1,8 @@
 // The engine's own records on disk, under <stateDir>/contextfold/ (never the host's
-// transcript). Committed turns are write-once files created atomically: a temp file is
-// written and fsynced, then hard-linked to its final name, which fails if the name exists.
-// So a turn is committed exactly once, also across gateway restarts and across processes
+// transcript). Committed turns (by the host's commitTurn, or caught up from the transcript
+// when the host advanced a turn without committing it) are write-once files created
+// atomically: a temp file is written and fsynced, then hard-linked to its final name, which
+// fails if the name exists. So a turn is committed exactly once, also across gateway restarts and across processes
 // sharing one state dir, and a crash leaves either no record or a complete one.
 import { promises as fs } from "node:fs";
 import { createHash, randomBytes } from "node:crypto";
@@ -100,15 +101,42 @@ export class SessionStore {
   }
 
   /**
-   * Records a committed turn. Returns "committed" the first time a key is seen and
-   * "duplicate" afterwards.
+   * Records a committed turn under its turn id (the entry id of its user message) when the
+   * host names it, else under the advancement key. Returns "committed" the first time and
+   * "duplicate" afterwards (also when the turn was caught up from the transcript before).
    * @param {string} advancementKey
-   * @param {object} record
+   * @param {Record<string, any>} record
    */
   async commitTurn(advancementKey, record) {
-    const file = path.join(this.dir, "commits", `${keyName(advancementKey)}.json`);
+    const file = this.commitFile(record.turnId ?? advancementKey);
     const body = JSON.stringify({ advancementKey, ...record }) + "\n";
     return (await createOnce(file, body)) ? "committed" : "duplicate";
+  }
+
+  commitFile(key) {
+    return path.join(this.dir, "commits", `${keyName(key)}.json`);
+  }
+
+  /**
+   * Records the turns among `turnIds` that have no record yet (the host advanced them
+   * without committing them to the engine), marked `source: "transcript"`. Returns the ids
+   * recorded now.
+   */
+  async catchUp(turnIds, at = new Date().toISOString()) {
+    let names;
+    try {
+      names = new Set(await fs.readdir(path.join(this.dir, "commits")));
+    } catch (err) {
+      if (err.code !== "ENOENT") throw err;
+      names = new Set();
+    }
+    const made = [];
+    for (const id of turnIds) {
+      if (names.has(`${keyName(id)}.json`)) continue;
+      const body = JSON.stringify({ turnId: id, source: "transcript", caughtUpAt: at }) + "\n";
+      if (await createOnce(this.commitFile(id), body)) made.push(id);
+    }
+    return made;
   }
 
   /** Number of committed turns recorded for this session. */

@@ -1,7 +1,7 @@
 // The playground's engine: loads the wasm core the plugin ships and runs the one-shot
 // assemble exactly as `contextfold assemble` does (same reader, same entries, same request),
 // so the browser shows what the CLI prints for the same input and settings.
-import { wrapGlue, applySteps, formatLogLine } from "../core/core.js";
+import { wrapGlue, applySteps, formatRequestLine } from "../core/core.js";
 import { readMessages, assembleRequest } from "../core/readers.js";
 import { splitConfig } from "../core/config.js";
 import { replayTimeline, replayTurns, replaySession, replaySummary, tokenCounter } from "../core/replay.js";
@@ -77,9 +77,7 @@ export function run(core, s, { prompt, budget, config }) {
   const r = core.assembleOnce(request);
   const messages = applySteps(s.messages, r.steps);
   const st = r.stats;
-  const logLine =
-    formatLogLine(s.session, st.clean) +
-    ` folded=${st.stubbed + st.summarized} budget=${st.budget}${st.overBudget ? " OVER-BUDGET(protected turns alone exceed it)" : ""}`;
+  const logLine = formatRequestLine(s.session, st);
   return {
     messages,
     steps: r.steps,

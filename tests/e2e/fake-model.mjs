@@ -23,6 +23,8 @@
 //   topic (~400-500 estimated tokens): "ANSWER-<n> on <topic>." followed by sentences drawn from
 //   the topic's pool, rotated by n, and a unique reference word "ref<n>q". Prompts naming no
 //   topic, and follow-ups after a tool result, get the usual "ANSWER-<n> ..." text.
+// - An agent request whose pending user messages contain "SLOW-<ms>" is answered after <ms>
+//   milliseconds (a turn that keeps the host busy, e.g. while its config changes).
 // - A request that offers no tools (a plugin's own side call, e.g. a summary or a label) gets
 //   "AUX-<n>: ..." or, when it asks for JSON after a {...} template, the template filled in.
 // - Every request is appended as one JSON line `{n, t, method, url, body}` to the log file.
@@ -264,6 +266,21 @@ function handleFault(mode, body, res, n) {
   res.end();
 }
 
+/** The delay a pending user message asks for with `SLOW-<ms>` (agent requests only), else 0. */
+function slowMs(body) {
+  const msgs = Array.isArray(body.messages) ? body.messages : [];
+  if (!(body.tools ?? []).length || msgs[msgs.length - 1]?.role !== "user") return 0;
+  let i = msgs.length - 1;
+  while (i >= 0 && msgs[i].role === "user") i--;
+  const m = /\bSLOW-(\d{1,6})\b/.exec(
+    msgs
+      .slice(i + 1)
+      .map(textOf)
+      .join("\n"),
+  );
+  return m ? Number(m[1]) : 0;
+}
+
 function handleCompletion(body, res, n) {
   const r = decide(body, n);
   const id = `chatcmpl-fake-${n}`;
@@ -336,7 +353,9 @@ const server = http.createServer((req, res) => {
       return;
     }
     if (fault && fault !== "ok") return handleFault(fault, body, res, n);
-    handleCompletion(body, res, n);
+    const delay = slowMs(body);
+    if (delay > 0) setTimeout(() => handleCompletion(body, res, n), delay);
+    else handleCompletion(body, res, n);
   });
 });
 

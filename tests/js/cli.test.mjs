@@ -142,3 +142,38 @@ test("assemble folds other topics into stubs and fits the budget; recover return
   const start = lines.findIndex((l) => l.includes(`"id":"${id}"`));
   assert.equal(rec.stdout, lines.slice(start, start + rec.stdout.trimEnd().split("\n").length).join("\n") + "\n");
 });
+
+test("recover pages count from 1; a page past the end or page 0 is refused", () => {
+  const file = SAMPLE.replace("session.jsonl", "multitopic.jsonl");
+  const index = JSON.parse(cli(["index", file, "--json"]).stdout);
+  const id = index.turns[0].id;
+  const whole = cli(["recover", file, id]);
+  assert.equal(whole.code, 0, whole.stderr);
+  assert.match(whole.stderr, /page 1 of 1/);
+  const first = cli(["recover", file, id, "--page", "1"]);
+  assert.equal(first.code, 0, first.stderr);
+  assert.equal(first.stdout, whole.stdout, "--page 1 is the first page");
+  assert.match(first.stderr, /page 1 of 1/);
+  assert.equal(JSON.parse(cli(["recover", file, id, "--page", "1", "--json"]).stdout).page, 1);
+  const past = cli(["recover", file, id, "--page", "2"]);
+  assert.equal(past.code, 1);
+  assert.equal(past.stdout, "");
+  assert.match(past.stderr, /has 1 page\(s\) of 50 entries; --page 2 is past the last/);
+  const zero = cli(["recover", file, id, "--page", "0"]);
+  assert.equal(zero.code, 2);
+  assert.match(zero.stderr, /--page counts from 1/);
+});
+
+test("assemble's stderr line: the request line of the log, with folding fields only when something folded", () => {
+  const plain = cli(["assemble", SAMPLE, "--json"]);
+  assert.equal(plain.code, 0, plain.stderr);
+  const line = plain.stderr.split("\n").find((l) => l.startsWith("[contextfold]"));
+  assert.match(line, /^\[contextfold\] session=sample-ledger-session 25→10 msgs \d+→\d+ tok \(-\d+\) cleanedRC=0 cleanedThink=11 dropTool=8 dropAsstTC=6$/);
+  const file = SAMPLE.replace("session.jsonl", "multitopic.jsonl");
+  const folded = cli(["assemble", file, "--json", "--budget", "600"]);
+  assert.match(folded.stderr, /dropAsstTC=\d+ folded=[1-9]\d* truncated=\d+ budget=600$/m);
+  // over budget without folding: the budget and the one over-budget note
+  const over = cli(["assemble", SAMPLE, "--json", "--budget", "256"]);
+  assert.match(over.stderr, /dropAsstTC=6 budget=256 over-budget: the protected recent turns alone exceed the budget$/m);
+  assert.doesNotMatch(over.stderr, /OVER-BUDGET|folded=0/);
+});

@@ -606,6 +606,7 @@ test("topics, sub-topic detection (heuristic and LLM), index build and queries",
 });
 
 test("context_engine_compact folds like the host's compaction", { skip }, async () => {
+  // turns that keep their tool output: their summaries are smaller than they are
   const t = await setup({
     spec: [
       ["C1", CODE],
@@ -613,15 +614,31 @@ test("context_engine_compact folds like the host's compaction", { skip }, async 
       ["C3", CODE],
       ["C4", CODE],
     ],
+    pluginConfig: { dropToolResults: false },
   });
   await t.assemble();
   const c = await t.run("context_engine_compact", {});
-  assert.match(c.text, /^compacted: contextfold: 3 turns summarized into the side cache/);
+  assert.match(c.text, /^compacted: contextfold: 3 turns folded to summaries, history ~\d+ → ~\d+ tokens/);
   assert.equal(c.details.ok, true);
+  assert.ok(c.details.result.tokensAfter < c.details.result.tokensBefore);
   assert.equal(t.state().folded.length, 3);
   await t.assemble();
   const why = await t.run("context_engine_explain", { decision: "summarized" });
   assert.equal(why.details.turns.length, 3);
+  // cleaned turns smaller than their summaries: compaction folds none of them
+  const small = await setup({
+    spec: [
+      ["C1", CODE],
+      ["C2", CODE],
+      ["C3", CODE],
+      ["C4", CODE],
+    ],
+  });
+  await small.assemble();
+  const c2 = await small.run("context_engine_compact", {});
+  assert.match(c2.text, /^nothing compacted: contextfold: 0 turns folded/);
+  assert.equal(c2.details.result.tokensAfter, c2.details.result.tokensBefore);
+  assert.equal(small.state().folded.length, 0);
 });
 
 test("/contextfold command: status by default, explain, topics, help; needs a session", { skip }, async () => {

@@ -14,7 +14,9 @@ import { CONFIG_SCHEMA, findTurn, hashId, indexOf, pinnedInIndex, pinsOf, syncNo
 const READ_ONLY_KEYS = new Set(["stateDir"]);
 
 /**
- * The plugin config merged over defaults, then the session's runtime overrides.
+ * The plugin config merged over defaults, then the session's runtime overrides, with each
+ * key's source. The host hands the plugin its config with the schema's defaults filled in,
+ * so a plugin-config value equal to the default is shown as the default.
  * @param {Record<string, unknown> | undefined} pluginConfig
  * @param {Record<string, unknown>} overrides
  */
@@ -31,7 +33,7 @@ function effectiveConfig(pluginConfig, overrides) {
   }
   for (const [k, v] of Object.entries(pluginConfig ?? {})) {
     out[k] = v;
-    source[k] = "plugin config";
+    source[k] = JSON.stringify(v) === JSON.stringify(CONFIG_SCHEMA.properties[k]?.default) ? "default" : "plugin config";
   }
   for (const [k, v] of Object.entries(overrides ?? {})) {
     out[k] = v;
@@ -154,7 +156,7 @@ export function settingsTools() {
         const lines = [
           changes.length ? `changed: ${changes.join("; ")} (from the next request on)` : "no change",
           "effective config:",
-          ...Object.entries(shown).map(([k, v]) => `  ${k} = ${JSON.stringify(v)}${source[k] !== "default" ? `  (${source[k]})` : ""}`),
+          ...Object.entries(shown).map(([k, v]) => `  ${k} = ${JSON.stringify(v)}  (${source[k]})`),
         ];
         return { text: lines.join("\n"), details: { effective: shown, source, overrides, changes } };
       },

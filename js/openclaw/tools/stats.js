@@ -58,6 +58,7 @@ export async function statusReport(s, deps) {
           stubbed: r.stats.stubbed,
           overBudget: r.stats.overBudget,
           fallback: r.fallback ?? null,
+          recoveryTool: la.recoveryTool ?? null,
         }
       : null,
     index: { turns: index.turns.length, entries: index.entries, source: s.transcript?.kind ?? "none" },
@@ -78,7 +79,7 @@ export async function statusReport(s, deps) {
     `contextfold ${active ? "ACTIVE" : "NOT ACTIVE YET"} for session ${key} (${why.join("; ")})${details.slotSelected === false ? " — WARNING: plugins.slots.contextEngine does not select contextfold" : ""}`,
     `mode ${details.mode}; index ${index.turns.length} turns from ${details.index.source}`,
     r
-      ? `last request: ${r.stats.clean.messagesBefore}→${r.stats.clean.messagesAfter} msgs, ~${fmt(r.stats.clean.tokensBefore)}→~${fmt(r.estimatedTokens)} tokens of ${fmt(r.stats.budget)}; turns kept ${r.stats.kept}, cleaned ${r.stats.cleaned}, truncated ${r.stats.truncated}, summarized ${r.stats.summarized}, stubbed ${r.stats.stubbed}${r.stats.overBudget ? " (OVER BUDGET: the protected turns alone exceed it)" : ""}`
+      ? `last request: ${r.stats.clean.messagesBefore}→${r.stats.clean.messagesAfter} msgs, ~${fmt(r.stats.clean.tokensBefore)}→~${fmt(r.estimatedTokens)} tokens of ${fmt(r.stats.budget)}; turns kept ${r.stats.kept}, cleaned ${r.stats.cleaned}, truncated ${r.stats.truncated}, summarized ${r.stats.summarized}, stubbed ${r.stats.stubbed}${r.stats.overBudget ? " (OVER BUDGET: the protected turns alone exceed it)" : ""}; recovery tool ${la.recoveryTool === undefined ? "offered: unknown" : la.recoveryTool ? "offered to the model" : "NOT offered to the model"}`
       : "last request: none in this process",
     `caches: ${details.caches.summaries} summaries (${details.caches.llmSummaries} by LLM), ${details.caches.foldedTurns} folded turns, ${details.caches.subtopicLabels} sub-topic labels, ${details.caches.pins} pins`,
     `background queue: ${details.pendingSummaries.length} turn(s) waiting for a summary`,
