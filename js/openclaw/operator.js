@@ -103,20 +103,29 @@ export function withoutCommands(messages, texts) {
   if (known.size === 0) return messages;
   let changed = false;
   const out = [];
-  messages.forEach((m, i) => {
-    if (m?.role !== "user") return out.push(m);
+  for (const [i, m] of messages.entries()) {
+    if (m?.role !== "user") {
+      out.push(m);
+      continue;
+    }
     if (known.has(messageText(m).trim()) && (i === messages.length - 1 || messages[i + 1]?.role === "user")) {
       changed = true;
-      return;
+      continue;
     }
-    if (!Array.isArray(m.content)) return out.push(m);
+    if (!Array.isArray(m.content)) {
+      out.push(m);
+      continue;
+    }
     let k = 0;
     while (k < m.content.length - 1 && m.content[k]?.type === "text" && known.has(String(m.content[k].text).trim())) k++;
-    if (k === 0) return out.push(m);
+    if (k === 0) {
+      out.push(m);
+      continue;
+    }
     changed = true;
     const rest = m.content.slice(k);
     const plain = rest.length === 1 && rest[0]?.type === "text" && Object.keys(rest[0]).length === 2;
     out.push({ ...m, content: plain ? rest[0].text : rest });
-  });
+  }
   return changed ? out : messages;
 }

@@ -259,9 +259,9 @@ async function engineWithTranscript({ config = {}, hostConfig } = {}) {
   const engine = createEngine({ logger, config, stateDir, hostStateDir, hostConfig });
   const write = (messages) => {
     const lines = [JSON.stringify({ type: "session", version: 4, id: sessionId, timestamp: "2026-12-01T00:00:00.000Z", cwd: "/" })];
-    messages.forEach((m, i) =>
-      lines.push(JSON.stringify({ type: "message", id: `e${i + 1}`, parentId: i ? `e${i}` : null, timestamp: "2026-12-01T00:00:00.000Z", message: m })),
-    );
+    for (const [i, m] of messages.entries()) {
+      lines.push(JSON.stringify({ type: "message", id: `e${i + 1}`, parentId: i ? `e${i}` : null, timestamp: "2026-12-01T00:00:00.000Z", message: m }));
+    }
     writeFileSync(file, lines.join("\n") + "\n");
   };
   const key = `agent:main:${sessionId}`;
