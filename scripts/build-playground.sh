@@ -27,7 +27,7 @@ cp js/playground/index.html "$TMP/index.html"
 cp js/playground/*.js js/playground/*.css "$TMP/js/playground/"
 cp js/playground/views/*.js "$TMP/js/playground/views/"
 cp js/core/core.js js/core/readers.js js/core/config.js js/core/describe.js js/core/types.js \
-  js/core/cache.js js/core/pricing.js js/core/replay.js "$TMP/js/core/"
+  js/core/cache.js js/core/pricing.js js/core/replay.js js/core/room.js "$TMP/js/core/"
 cp "$WASM/contextfold.js" "$WASM/contextfold_bg.wasm" "$TMP/wasm/"
 cp "$MANIFEST" "$TMP/openclaw.plugin.json"
 cp samples/session.jsonl "$TMP/samples/session.jsonl"

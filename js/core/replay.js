@@ -6,6 +6,7 @@
 // playground drives a core session the same way (`replaySession` here), and both measure the
 // requests with `replaySummary`, which uses the one reuse rule (cache.js) and the one set of
 // prices (pricing.js).
+import { historyBudget } from "./room.js";
 import { scanJsonl, activeBranch, toEntry } from "./readers.js";
 import { applySteps } from "./core.js";
 import { compareRequests, BREAK_REASONS } from "./cache.js";
@@ -132,7 +133,8 @@ export function replaySession(core, timeline, { turns, config = {}, budget, onRe
     for (let j = 0; j < turns.length; j++) {
       const u = turns[j];
       const history = messages.slice(0, u);
-      const r = s.assemble({ messages: history, prompt: promptText(messages[u]), budget });
+      // The history's budget as the plugin's adapter derives it from the host's (room.js).
+      const r = s.assemble({ messages: history, prompt: promptText(messages[u]), budget: historyBudget({ tokenBudget: budget }).budget });
       const planned = new Map((r.turns ?? []).map((t) => [t.id, t]));
       pending = [...new Set([...pending, ...(r.summarize ?? [])])].filter((id) => planned.has(id) && !summarized.has(id)).slice(-MAX_PENDING_SUMMARIES);
       requests.push({ turn: u, messages: applySteps(history, r.steps) });

@@ -15,7 +15,7 @@ import { LiveSession, LiveSessions } from "./live.js";
 import { JsonlTranscript, SqliteTranscript } from "./transcript.js";
 import { LlmBudget, LLM_DEFAULTS, pickComplete } from "./llm.js";
 import { summarizeQueued, labelSubtopic, confirmBoundary, turnMessages } from "./background.js";
-import { historyBudget, hostTokens, modelLimits, systemPromptTokens } from "./room.js";
+import { historyBudget, hostTokens, modelLimits, systemPromptTokens } from "../core/room.js";
 import { holdLine, requestLine, flushLine } from "./requestlog.js";
 
 /**

@@ -195,7 +195,7 @@ export class LiveSession {
       this.cursor = r.cursor;
       if (first || update.rewrite || this.indexDue(update.turns)) {
         const ok = await this.persist("index.json", () =>
-          JSON.stringify({ version: STATE_VERSION, source: transcript.kind, cursor: this.cursor, index: s.index() }),
+          JSON.stringify({ version: STATE_VERSION, source: this.transcript.kind, cursor: this.cursor, index: s.index() }),
         );
         if (ok) this.persistedTurns = update.turns;
       }

@@ -336,7 +336,7 @@ test("a turn as OpenClaw runs it: one line per model request, and every call of 
   assert.equal(t.logs.info.length, 2, "nothing more when the turn ends");
   assert.ok(t.logs.info.every(lineOf), t.logs.info.join("\n"));
   assert.ok(!t.logs.info.some((l) => /folded=0 truncated=0/.test(l)), "no folding fields when nothing folded");
-  const { hostTokens } = await import(path.join(PKG, "js", "openclaw", "room.js"));
+  const { hostTokens } = await import(path.join(PKG, "js", "core", "room.js"));
   const budgets = t.logs.info.map((l) => Number(/budget=(\d+)/.exec(l)?.[1]));
   // each request's history fits what the host left for it, by the engine's count and by the host's
   for (const [out, room] of [

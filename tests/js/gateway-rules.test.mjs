@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { PKG } from "./helpers.mjs";
 
-const room = await import(path.join(PKG, "js", "openclaw", "room.js"));
+const room = await import(path.join(PKG, "js", "core", "room.js"));
 const operator = await import(path.join(PKG, "js", "openclaw", "operator.js"));
 const requestlog = await import(path.join(PKG, "js", "openclaw", "requestlog.js"));
 const core = await import(path.join(PKG, "js", "core", "core.js"));
