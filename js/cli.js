@@ -38,9 +38,12 @@ Logs and progress go to stderr. Exit codes: 0 ok, 1 bad input, 2 bad usage.`;
 class UsageError extends Error {}
 
 /** @import { ReadInput, TranscriptEntry } from "./core/readers.js" */
+/** @import { PriceName } from "./core/pricing.js" */
+/** @import { PrefixBreak } from "./core/cache.js" */
+/** @import { ReplayMethod, ReplaySummary } from "./core/replay.js" */
 /**
  * The parsed command line.
- * @typedef {{_: string[], format: string, json: boolean, help?: boolean, config?: string, budget?: number, prompt?: string, page?: number, turns?: number, price?: string}} Args
+ * @typedef {{_: string[], format: string, json: boolean, help?: boolean, config?: string, budget?: number, prompt?: string, page?: number, turns?: number, price?: PriceName}} Args
  */
 /**
  * A read session: the input's messages, the transcript entries for the core's index
@@ -287,6 +290,12 @@ async function cmdRecover(args) {
   process.stdout.write(body.length && body[body.length - 1] !== 0x0a ? Buffer.concat([body, Buffer.from("\n")]) : body);
 }
 
+/**
+ * What `replay` prints: the session, how long the replay took, and its measures.
+ * @typedef {ReplaySummary & {session: string, messages: number, seconds: number, tokens: "estimated"}} ReplayReport
+ */
+
+/** @param {Args} args */
 async function cmdReplay(args) {
   const s = loadSession(args, { keepBytes: true });
   const core = await loadCore();
@@ -298,7 +307,8 @@ async function cmdReplay(args) {
   // A key the core refuses would make every assemble fall back to the host's messages: refuse it here.
   coreCall(() => core.newSession(coreConfig).free());
   // As for assemble, a budget of 0 means the config's.
-  const budget = args.budget || coreConfig.maxTokens || core.defaultConfig().maxTokens;
+  // maxTokens is a number: the core refuses a config where it is not (checked just above).
+  const budget = /** @type {number} */ (args.budget || coreConfig.maxTokens || core.defaultConfig().maxTokens);
   const timeline = coreCall(() => replayTimeline(s, s.buf, s.name));
   const turns = replayTurns(timeline.messages, args.turns);
   if (turns.length === 0) throw new InputError(`${s.name}: no user turn with history before it to replay`);
@@ -315,6 +325,7 @@ async function cmdReplay(args) {
   const seconds = (performance.now() - started) / 1000;
   for (const w of new Set(warnings)) process.stderr.write(`warning: ${w}\n`);
   const tokensOf = tokenCounter(core);
+  /** @type {ReplayReport} */
   const summary = {
     session: s.session,
     messages: timeline.messages.length,
@@ -333,15 +344,18 @@ async function cmdReplay(args) {
   out(replayText(summary));
 }
 
-const num = (n) => Math.round(n).toLocaleString("en");
-const usd = (x) => (x >= 1 ? `$${x.toFixed(2)}` : `$${x.toPrecision(3)}`);
-const times = (x) => (x == null ? "–" : `${x.toFixed(2)}×`);
+const num = (/** @type {number} */ n) => Math.round(n).toLocaleString("en");
+const usd = (/** @type {number} */ x) => (x >= 1 ? `$${x.toFixed(2)}` : `$${x.toPrecision(3)}`);
+const times = (/** @type {number | null} */ x) => (x == null ? "–" : `${x.toFixed(2)}×`);
 
-/** The human summary of a replay. */
+/**
+ * The human summary of a replay.
+ * @param {ReplayReport} r
+ */
 function replayText(r) {
-  const rows = Object.entries(r.methods);
-  const label = (k) => REPLAY_METHODS[k] ?? k;
-  const pad = (t, n) => String(t).padEnd(n);
+  const rows = /** @type {[ReplayMethod, ReplaySummary["methods"][ReplayMethod]][]} */ (Object.entries(r.methods));
+  const label = (/** @type {ReplayMethod} */ k) => REPLAY_METHODS[k] ?? k;
+  const pad = (/** @type {unknown} */ t, /** @type {number} */ n) => String(t).padEnd(n);
   const lines = [
     `replay of ${r.session}: ${r.requests} requests (user messages ${r.turns.first}–${r.turns.last} of ${r.messages}), budget ${num(r.budget)} tokens, ${r.seconds.toFixed(1)} s`,
     "",
@@ -368,14 +382,14 @@ function replayText(r) {
       lines.push(`  ${String(n).padStart(5)}  ${why}: ${r.breakReasons[why] ?? ""}`);
     lines.push("first breaks (user message: first message that differs, was → now):");
     for (const q of engine.perRequest.filter((x) => x.break).slice(0, 5)) {
-      const b = q.break;
+      const b = /** @type {PrefixBreak} */ (q.break); // the requests filtered have one
       const where = b.shown === b.index ? `message ${b.index}` : `message ${b.index} (the folded turn's ask, shortened), message ${b.shown}`;
       lines.push(`  ${String(q.turn).padStart(5)}: ${where}, ${b.reason}: ${b.previous ?? "(none)"} → ${b.current ?? "(none)"}`);
     }
   } else {
     lines.push("", "contextfold's requests never break the prefix: each one starts with the whole previous one.");
   }
-  for (const k of ["passThrough", "recency"]) {
+  for (const k of /** @type {const} */ (["passThrough", "recency"])) {
     const m = r.methods[k];
     if (m.breaks > 0)
       lines.push(
@@ -395,6 +409,7 @@ function replayText(r) {
   return lines.join("\n");
 }
 
+/** @type {Record<string, (args: Args) => Promise<void>>} */
 const COMMANDS = { clean: cmdClean, assemble: cmdAssemble, recover: cmdRecover, topics: cmdTopics, index: cmdIndex, replay: cmdReplay };
 
 /** @param {string[]} argv */

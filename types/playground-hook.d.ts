@@ -8,6 +8,11 @@ interface Window {
     readonly lastResult: any;
     readonly error: string | null;
     idle(): Promise<any>;
+    /**
+     * Replays the loaded session with the page's settings: the replay's summary, null without
+     * an input, undefined when a replay was already under way.
+     */
+    replay(): Promise<import("../js/playground/engine.js").ReplayReport | null | void>;
     setInput(text: string, name?: string, format?: string): Promise<any>;
     setConfig(config?: Record<string, unknown>): Promise<any>;
     setBudget(n: number | string | null | undefined): Promise<any>;

@@ -11,6 +11,8 @@
 import { sameJson } from "./core.js";
 import { describeMessage } from "./describe.js";
 
+/** @import { Message } from "./types.js" */
+
 /** Why a prefix broke, by the key `compareRequests` reports. */
 export const BREAK_REASONS = Object.freeze({
   "stub rewritten": "a stub sent before changed (another turn joined it, or its label or size changed)",
@@ -24,15 +26,42 @@ export const BREAK_REASONS = Object.freeze({
   "message changed": "the message differs in another way",
 });
 
+/** @typedef {keyof typeof BREAK_REASONS} BreakReason */
+/** @typedef {"stub" | "summary" | "truncated" | "plain"} FoldKind */
+
+/**
+ * Where a request's prefix broke against the previous request: the first message that
+ * differs (`index`), why, and the two messages (at position `shown`) that tell why.
+ * @typedef {{index: number, reason: BreakReason, shown: number, previous: string | null, current: string | null}} PrefixBreak
+ */
+
+/**
+ * A request compared with the previous one (`compareRequests`).
+ * @typedef {object} RequestComparison
+ * @property {number} tokens
+ * @property {number} previousTokens
+ * @property {number} commonMessages
+ * @property {number} commonTokens
+ * @property {number | null} reuse
+ * @property {boolean} appendOnly
+ * @property {PrefixBreak} [break]
+ */
+
 const STUB = "[folded";
 const SUMMARY = "[summary of turn ";
 const TRUNCATED = " characters omitted by contextfold";
 /** How far ahead a shifted message is looked for (dropped or inserted messages). */
 const SHIFT_WINDOW = 16;
 
-/** The text parts of a message (also those inside Anthropic tool_result blocks). */
+/**
+ * The text parts of a message (also those inside Anthropic tool_result blocks).
+ * @param {Message | undefined} m
+ * @returns {string[]}
+ */
 function texts(m) {
+  /** @type {string[]} */
   const out = [];
+  /** @param {unknown} c */
   const walk = (c) => {
     if (typeof c === "string") out.push(c);
     else if (Array.isArray(c)) {
@@ -47,7 +76,11 @@ function texts(m) {
   return out;
 }
 
-/** What the core made of a message: a stub, a summary, a cut tool result, or none of these. */
+/**
+ * What the core made of a message: a stub, a summary, a cut tool result, or none of these.
+ * @param {Message | undefined} m
+ * @returns {FoldKind}
+ */
 export function foldKind(m) {
   const t = texts(m);
   if (t.some((s) => s.startsWith(STUB))) return "stub";
@@ -59,9 +92,12 @@ export function foldKind(m) {
 /**
  * True when `c` is `p` with its text shortened, or shortened differently (the ask of a turn
  * that folds keeps its start, ending with "…").
+ * @param {Message | undefined} p
+ * @param {Message | undefined} c
  */
 function shortened(p, c) {
   if (p?.role !== c?.role) return false;
+  /** @param {string} t */
   const cut = (t) => (t.endsWith("…") ? t.slice(0, -1).trimEnd() : t);
   const a = texts(p).join("\n");
   const b = texts(c).join("\n");
@@ -69,6 +105,12 @@ function shortened(p, c) {
   return a.startsWith(cut(b)) || b.startsWith(cut(a));
 }
 
+/**
+ * True when `m` is among the messages shortly after position `from` of `xs`.
+ * @param {readonly Message[]} xs
+ * @param {number} from
+ * @param {Message | undefined} m
+ */
 function shifted(xs, from, m) {
   for (let d = 1; d <= SHIFT_WINDOW && from + d < xs.length; d++) if (sameJson(xs[from + d], m)) return true;
   return false;
@@ -79,6 +121,10 @@ function shifted(xs, from, m) {
  * `i < prev.length`): `reason`, one key of BREAK_REASONS, and `at`, the position whose
  * messages tell it (`i`, or the next one when message `i` is the shortened ask of a turn that
  * folded).
+ * @param {readonly Message[]} prev
+ * @param {readonly Message[]} cur
+ * @param {number} i
+ * @returns {{reason: BreakReason, at: number}}
  */
 export function breakCause(prev, cur, i) {
   if (i >= cur.length) return { reason: "messages dropped", at: i };
@@ -88,6 +134,7 @@ export function breakCause(prev, cur, i) {
   const at = shortened(p, now) && i + 1 < cur.length ? i + 1 : i;
   const kp = at < prev.length ? foldKind(prev[at]) : "plain";
   const kc = foldKind(cur[at]);
+  /** @param {BreakReason} reason */
   const is = (reason) => ({ reason, at });
   if (kc === "stub") return is(kp === "stub" ? "stub rewritten" : "turn folded");
   if (kc === "summary" && kp !== "summary") return is("summary landed");
@@ -105,7 +152,11 @@ export function breakCause(prev, cur, i) {
   return is("messages dropped");
 }
 
-/** Number of leading messages two requests share. */
+/**
+ * Number of leading messages two requests share.
+ * @param {readonly Message[]} prev
+ * @param {readonly Message[]} cur
+ */
 export function commonPrefix(prev, cur) {
   let i = 0;
   while (i < prev.length && i < cur.length && sameJson(prev[i], cur[i])) i++;
@@ -114,11 +165,10 @@ export function commonPrefix(prev, cur) {
 
 /**
  * Compares a request with the previous one (`prev` null for the first request).
- * @param {object[]|null} prev
- * @param {object[]} cur
- * @param {(m: object) => number} tokensOf tokens of one message
- * @returns {{tokens: number, previousTokens: number, commonMessages: number, commonTokens: number,
- *   reuse: number|null, appendOnly: boolean, break?: {index: number, reason: string, shown: number, previous: string|null, current: string|null}}}
+ * @param {readonly Message[] | null} prev
+ * @param {readonly Message[]} cur
+ * @param {(m: Message) => number} tokensOf tokens of one message
+ * @returns {RequestComparison}
  *   `reuse`: the share of the previous request's tokens that this one repeats from its start
  *   (null for the first request); `appendOnly`: this request starts with the whole previous one;
  *   `break`: where the prefix broke (the first message that differs), why, and the two
@@ -132,6 +182,7 @@ export function compareRequests(prev, cur, tokensOf) {
   for (let i = 0; i < k; i++) commonTokens += tokensOf(prev[i]);
   let previousTokens = commonTokens;
   for (let i = k; i < prev.length; i++) previousTokens += tokensOf(prev[i]);
+  /** @type {RequestComparison} */
   const row = {
     tokens,
     previousTokens,

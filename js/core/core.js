@@ -229,7 +229,7 @@ const KEPT = new WeakSet();
  * Builds the output array from a plan, reusing the caller's objects for kept messages (so
  * they stay byte-identical for the provider's prompt cache). Replacements a live session
  * keeps between requests (`KEPT`) are copied: the host may change what it is given.
- * @param {Message[]} messages
+ * @param {readonly Message[]} messages
  * @param {Step[]} steps
  * @returns {Message[]}
  */

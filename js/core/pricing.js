@@ -27,6 +27,14 @@
 // minimum is not modelled), and the answer is the same too. Requests are taken to come
 // within the cache's lifetime (5 minutes and more) of each other.
 
+/** @typedef {"breakpoint" | "prefix"} CacheRule */
+/**
+ * A provider's rates (USD per million tokens; `cacheWrite` null: writes cost the input rate).
+ * @typedef {{provider: string, model: string, input: number, cacheWrite: number | null, cacheRead: number, rule: CacheRule}} PricePreset
+ */
+/** Tokens read from the cache, written to it, billed as plain input. @typedef {{read: number, written: number, input: number}} BilledTokens */
+/** @typedef {keyof typeof PRICE_PRESETS} PriceName */
+
 /** The presets, by the name `--price` takes. Rates in USD per million tokens. */
 export const PRICE_PRESETS = Object.freeze({
   anthropic: Object.freeze({ provider: "Anthropic", model: "Claude Sonnet 5", input: 2.0, cacheWrite: 2.5, cacheRead: 0.2, rule: "breakpoint" }),
@@ -41,7 +49,8 @@ export const PRICE_PRESETS = Object.freeze({
   }),
 });
 
-export const PRICE_NAMES = Object.freeze(Object.keys(PRICE_PRESETS));
+/** The preset names (`Object.keys` types them as strings). */
+export const PRICE_NAMES = Object.freeze(/** @type {PriceName[]} */ (Object.keys(PRICE_PRESETS)));
 
 /** What each rule says, for reports. */
 export const PRICE_RULES = Object.freeze({
@@ -53,9 +62,9 @@ export const PRICE_RULES = Object.freeze({
 /**
  * How one request's tokens are billed under a rule, from its comparison with the previous
  * request (`compareRequests` in cache.js).
- * @param {"breakpoint"|"prefix"} rule
+ * @param {CacheRule} rule
  * @param {{tokens: number, previousTokens: number, commonTokens: number, appendOnly: boolean}} row
- * @returns {{read: number, written: number, input: number}} tokens read from the cache, written to it, billed as plain input
+ * @returns {BilledTokens} tokens read from the cache, written to it, billed as plain input
  */
 export function billedTokens(rule, row) {
   if (rule === "breakpoint") {
@@ -66,7 +75,11 @@ export function billedTokens(rule, row) {
   throw new Error(`unknown cache rule ${rule}`);
 }
 
-/** USD of billed tokens at a preset's rates. */
+/**
+ * USD of billed tokens at a preset's rates.
+ * @param {PricePreset} preset
+ * @param {BilledTokens} billed
+ */
 export function costOf(preset, { read, written, input }) {
   return (input * preset.input + written * (preset.cacheWrite ?? preset.input) + read * preset.cacheRead) / 1e6;
 }

@@ -14,6 +14,10 @@ import { assembled, cleaned } from "./results.js";
 import { callerErrors } from "./errors.js";
 import { Session } from "./session.js";
 
+/** @import { Message } from "../core/types.js" */
+/** @import { Core } from "../core/core.js" */
+/** @import { TranscriptEntry } from "../core/readers.js" */
+
 /** Options of a call that are not engine options. */
 const CALL_KEYS = ["format", "prompt", "budget", "historyComplete"];
 
@@ -42,7 +46,7 @@ function optionsOf(options, allowed) {
  * bytes) with the readers the CLI uses.
  * @param {unknown} input
  * @param {string} [format]
- * @returns {{messages: object[], format: string, warnings?: string[], entries?: object[], text?: string | Uint8Array}}
+ * @returns {{messages: Message[], format: string, warnings?: string[], entries?: TranscriptEntry[], text?: string | Uint8Array}}
  */
 function readInput(input, format = "auto") {
   if (Array.isArray(input)) return { messages: input, format: shapeOf(input, format) };
@@ -55,11 +59,16 @@ function readInput(input, format = "auto") {
 
 /**
  * The library over one environment's core.
- * @param {() => Promise<any>} getCore resolves to a healthy core instance (js/core/core.js `wrapGlue`)
+ * @param {() => Promise<Core>} getCore resolves to a healthy core instance (js/core/core.js `wrapGlue`)
  */
 export function createApi(getCore) {
-  /** Runs a core call on a healthy instance (errors: js/lib/errors.js). */
-  const engine = async (/** @type {(core: any) => any} */ fn) => {
+  /**
+   * Runs a core call on a healthy instance (errors: js/lib/errors.js).
+   * @template T
+   * @param {(core: Core) => T} fn
+   * @returns {Promise<T>}
+   */
+  const engine = async (fn) => {
     const core = await getCore();
     return callerErrors(() => fn(core));
   };
@@ -106,17 +115,20 @@ export function createApi(getCore) {
         const live = core.newSession({});
         try {
           live.rebuild(entries);
-          const turn = live.index().turns.find((/** @type {any} */ t) => t.id === turnId);
+          const turn = live.index().turns.find((t) => t.id === turnId);
           if (!turn) throw new InputError(`no turn ${JSON.stringify(turnId)} in the input`);
-          const byId = new Map(entries.map((/** @type {any} */ e) => [e.id, e]));
-          const refs = turn.entries.map((/** @type {any} */ e) => byId.get(e.id));
+          /** @type {Map<string, TranscriptEntry>} */
+          const byId = new Map(entries.map((e) => [e.id, e]));
+          // Every entry of an indexed turn is one of the entries indexed.
+          const refs = turn.entries.map((e) => /** @type {TranscriptEntry} */ (byId.get(e.id)));
           const out = { turnId, messages: refs.map((e) => e.message) };
           return read.entries
             ? {
                 ...out,
                 lines: linesOf(
                   read.text,
-                  refs.map((e) => e.range),
+                  // the entries of a transcript read from text or bytes carry their lines' ranges
+                  refs.map((e) => /** @type {[number, number]} */ (e.range)),
                 ),
               }
             : out;

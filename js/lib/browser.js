@@ -13,7 +13,7 @@ const WASM_DIR = new URL("../../wasm/", import.meta.url);
 
 /** @type {Promise<WebAssembly.Module> | undefined} */
 let compiled;
-/** @type {any} */
+/** @type {import("../core/core.js").Core | undefined} */
 let current;
 let instances = 0;
 

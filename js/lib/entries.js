@@ -8,25 +8,32 @@
 // tests/js/library.test.mjs compares the two paths, repeated prompts included.
 // Never keeps state: the caller holds the ids taken so far.
 
+/** @import { Message } from "../core/types.js" */
+/** @import { Core } from "../core/core.js" */
+/** @import { TranscriptEntry } from "../core/readers.js" */
+
 const SPACER = Object.freeze({ role: "assistant", content: [] });
 
 /**
  * Entries for `messages`, which sit at positions `offset`, `offset + 1`, … of the caller's
  * history, chained after the entry `parentId`.
- * @param {object} core       a core instance (js/core/core.js `wrapGlue`)
- * @param {readonly object[]} messages
+ * @param {Core} core       a core instance (js/core/core.js `wrapGlue`)
+ * @param {readonly Message[]} messages
  * @param {{offset?: number, parentId?: string | null, taken?: Set<string>}} [at]
  *   `taken`: ids given so far (updated in place)
- * @returns {{id: string, parentId: string | null, type: "message", message: object}[]}
+ * @returns {{id: string, parentId: string | null, type: "message", message: Message}[]}
  */
 export function messageEntries(core, messages, { offset = 0, parentId = null, taken = new Set() } = {}) {
+  /** @type {TranscriptEntry[]} */
   const probe = [];
+  /** @type {string | null} */
   let prev = null;
   messages.forEach((message, i) => {
     probe.push({ id: `s${i}`, parentId: prev, type: "message", message: SPACER });
     probe.push({ id: `p${i}`, parentId: `s${i}`, type: "message", message });
     prev = `p${i}`;
   });
+  /** @type {Map<string, string>} */
   const keys = new Map();
   if (probe.length > 0) {
     const scratch = core.newSession({});

@@ -71,4 +71,5 @@ export function shapeOf(messages, format = "auto") {
   return seen.size === 1 ? [...seen.keys()][0] : "messages";
 }
 
+/** @type {Record<string, string>} */
 const NAMES = { openai: "OpenAI chat", anthropic: "Anthropic messages", openclaw: "OpenClaw AgentMessage" };

@@ -3,9 +3,12 @@
 // prints them). Pure: no I/O, no core calls.
 import { applySteps } from "../core/core.js";
 
+/** @import { AssembleResult, CleanResult, Message, TurnExplanation } from "../core/types.js" */
+
 /**
  * The per-turn explanations a caller sees.
- * @param {any[] | undefined} turns the core's
+ * @param {TurnExplanation[] | undefined} turns the core's
+ * @returns {TurnExplanation[]}
  */
 export function explainTurns(turns = []) {
   return turns.map((t) => ({
@@ -23,8 +26,8 @@ export function explainTurns(turns = []) {
 /**
  * What `assemble` returns: the messages to send (the caller's own objects where unchanged),
  * their estimated tokens, why each turn was kept or folded, the totals.
- * @param {readonly object[]} messages the input
- * @param {any} r the core's plan
+ * @param {readonly Message[]} messages the input
+ * @param {AssembleResult} r the core's plan
  * @param {{format: string, warnings?: string[]}} read
  */
 export function assembled(messages, r, read) {
@@ -39,15 +42,19 @@ export function assembled(messages, r, read) {
 
 /**
  * What `clean` returns.
- * @param {readonly object[]} messages the input
- * @param {any} r the core's plan
+ * @param {readonly Message[]} messages the input
+ * @param {CleanResult} r the core's plan
  * @param {{format: string, warnings?: string[]}} read
  */
 export function cleaned(messages, r, read) {
   return { messages: applySteps(messages, r.steps), stats: r.stats, ...notes(r, read) };
 }
 
-/** The input's format, and what went wrong on the way without stopping the call. */
+/**
+ * The input's format, and what went wrong on the way without stopping the call.
+ * @param {{fallback?: string}} r
+ * @param {{format: string, warnings?: string[]}} read
+ */
 function notes(r, { format, warnings }) {
   return {
     format,

@@ -24,6 +24,15 @@ import { summarizeQueued, labelSubtopic, confirmBoundary, turnMessages } from ".
  * The context engine interface the host's `registerContextEngine` takes.
  * @typedef {Awaited<ReturnType<Parameters<PluginApi["registerContextEngine"]>[1]>>} HostContextEngine
  */
+/**
+ * The engine `createEngine` makes: the host's interface, with the lifecycle methods it leaves
+ * optional implemented.
+ * @typedef {HostContextEngine & Required<Pick<HostContextEngine, "bootstrap" | "maintain" | "commitTurn" | "dispose">>} Engine
+ */
+/**
+ * What the host passes along with each call (its LLM as `llm`).
+ * @typedef {NonNullable<Parameters<Engine["maintain"]>[0]["runtimeContext"]>} HostRuntimeContext
+ */
 /** @typedef {Awaited<ReturnType<HostContextEngine["assemble"]>>} HostAssembleResult */
 /** @typedef {HostAssembleResult["messages"]} HostMessages */
 /** @typedef {{info: (msg: string) => void, warn: (msg: string) => void, error?: (msg: string) => void}} Logger */
@@ -151,7 +160,7 @@ function oneLine(err) {
 /**
  * The context engine for the host (one per logical turn; see the top of this file).
  * @param {EngineDeps} deps
- * @returns {HostContextEngine}
+ * @returns {Engine}
  */
 export function createEngine(deps) {
   const { logger, config, stateDir, api, version = "0.1.0" } = deps;

@@ -18,6 +18,10 @@ import { randomBytes } from "node:crypto";
 import { createEngine, liveSessions } from "./engine.js";
 import { promptText } from "../core/replay.js";
 
+/** @import { Message } from "../core/types.js" */
+/** @import { ReplayRequest, ReplayTimeline, TranscriptLine } from "../core/replay.js" */
+/** @import { Engine, HostMessages, HostRuntimeContext, Logger } from "./engine.js" */
+
 /**
  * Where the throwaway state goes: memory-backed /dev/shm where there is one (the engine
  * fsyncs every record it writes, which on a disk costs more than the replay itself), else
@@ -33,15 +37,15 @@ function scratchDir() {
 }
 
 /**
- * @param {ReturnType<import("../core/replay.js").replayTimeline>} timeline
+ * @param {ReplayTimeline} timeline
  * @param {object} o
  * @param {Uint8Array} [o.bytes]  the input's bytes (an OpenClaw JSONL: its lines are written as they were)
  * @param {number[]} o.turns      positions of the user messages to replay
  * @param {object} [o.config]     the plugin config (stateDir is replaced)
  * @param {number} o.budget       the tokenBudget the host passes
- * @param {{complete: Function}} [o.llm] the host's LLM for the background step
+ * @param {HostRuntimeContext["llm"]} [o.llm] the host's LLM for the background step
  * @param {(j: number) => void} [o.onRequest]
- * @returns {Promise<{requests: {turn: number, messages: object[]}[], warnings: string[]}>}
+ * @returns {Promise<{requests: ReplayRequest[], warnings: string[]}>}
  */
 export async function replayThroughAdapter(timeline, { bytes, turns, config = {}, budget, llm, onRequest }) {
   const { lines, header, messages, entryOfMessage } = timeline;
@@ -52,16 +56,21 @@ export async function replayThroughAdapter(timeline, { bytes, turns, config = {}
   const hostStateDir = path.join(root, "host");
   const stateDir = path.join(root, "state");
   const transcript = path.join(hostStateDir, "agents", "main", "sessions", `${sessionId}.jsonl`);
+  /** @type {string[]} */
   const warnings = [];
+  /** @type {Logger} */
   const logger = { info: () => {}, warn: (m) => warnings.push(m), error: (m) => warnings.push(m) };
+  /** @param {TranscriptLine} l */
   const lineText = (l) => {
     if (!l.range || !bytes) return `${JSON.stringify(l.value)}\n`;
     const b = bytes.subarray(l.range[0], l.range[1]);
     return b[b.length - 1] === 0x0a ? b : Buffer.concat([b, Buffer.from("\n")]);
   };
+  /** @param {number} from @param {number} to */
   const land = (from, to) => {
     for (let i = from; i < to; i++) appendFileSync(transcript, lineText(lines[i]));
   };
+  /** @type {ReplayRequest[]} */
   const requests = [];
   try {
     mkdirSync(path.dirname(transcript), { recursive: true });
@@ -72,6 +81,7 @@ export async function replayThroughAdapter(timeline, { bytes, turns, config = {}
       written = entryOfMessage[turns[0]];
     }
     const engineConfig = { ...config, stateDir };
+    /** @type {HostRuntimeContext} */
     const runtimeContext = llm ? { llm } : {};
     for (let j = 0; j < turns.length; j++) {
       const u = turns[j];
@@ -85,7 +95,10 @@ export async function replayThroughAdapter(timeline, { bytes, turns, config = {}
       // them instead of each holding a copy of the history.
       const original = messages.slice(0, u);
       const history = structuredClone(original);
-      const r = await engine.assemble({ ...params, messages: history, tokenBudget: budget, prompt: promptText(messages[u]) });
+      // The recorded messages as the host's (the engine reads every shape it knows).
+      const hostHistory = /** @type {HostMessages} */ (history);
+      const r = await engine.assemble({ ...params, messages: hostHistory, tokenBudget: budget, prompt: promptText(messages[u]) });
+      /** @type {Map<Message, Message>} */
       const own = new Map(history.map((m, i) => [m, original[i]]));
       requests.push({ turn: u, messages: r.messages.map((m) => own.get(m) ?? m) });
       onRequest?.(j);
@@ -93,7 +106,14 @@ export async function replayThroughAdapter(timeline, { bytes, turns, config = {}
       land(written, end);
       written = end;
       const turnMessages = messages.slice(u, j + 1 < turns.length ? turns[j + 1] : messages.length);
-      await engine.commitTurn({ ...params, advancementKey: lines[entryOfMessage[u]].value.id, messages: turnMessages });
+      // The engine reads the advancement key, the session and the messages only; the host's
+      // transcript anchors (admission, terminal) are not modelled here.
+      const commit = /** @type {Parameters<Engine["commitTurn"]>[0]} */ ({
+        ...params,
+        advancementKey: lines[entryOfMessage[u]].value.id,
+        messages: turnMessages,
+      });
+      await engine.commitTurn(commit);
       await engine.maintain({ ...params, sessionFile: sessionKey, runtimeContext });
       await engine.dispose();
     }

@@ -13,13 +13,17 @@ import { rerun, whenIdle } from "./run.js";
 import { $, field, h, fmt } from "./view.js";
 import { mountReplay } from "./replay.js";
 
+/** @import { Runner } from "./runner.js" */
+/** @import { ReplayView } from "./replay.js" */
+
 const ROOT = new URL("../../", import.meta.url);
 
 async function boot() {
   wireInput();
   wireControls();
   state.replayView = mountReplay($("replay"), {
-    run: () => state.runner.replay(settings()),
+    // A key means an input was read, which the page does only with the runner loaded (input.js).
+    run: () => /** @type {Runner} */ (state.runner).replay(settings()),
     key: () => (state.session ? `${state.inputGen} ${JSON.stringify({ budget: state.budget, config: configDiff() })}` : null),
   });
   // Everything the page needs is fetched now, so it keeps working offline.
@@ -82,7 +86,8 @@ window.__contextfold = {
   },
   idle: () => whenIdle().then(publicResult),
   /** Replays the loaded session with the current settings; resolves to the replay's summary. */
-  replay: () => state.replayView.replay(),
+  // The view is mounted as the page boots, before this hook is set.
+  replay: () => /** @type {ReplayView} */ (state.replayView).replay(),
   /**
    * @param {string} text
    * @param {string} [name]

@@ -17,6 +17,7 @@ import { parseJsonlBytes, decodeUtf8, lineAt } from "./entries.js";
  */
 /** A session read on the page. @typedef {ReturnType<typeof readSession>} PlaygroundSession */
 /** What `run` returns. @typedef {ReturnType<typeof run>} RunResult */
+/** What `replay` returns. @typedef {ReturnType<typeof replay>} ReplayReport */
 
 let instances = 0;
 
@@ -109,10 +110,14 @@ export function recover(s, turn) {
  * does (js/core/replay.js). The plugin's adapter needs a filesystem, so the page replays
  * through the core's live session the way the adapter drives it; a test checks that both send
  * the same requests. Returns the summary (the requests' messages stay in the engine).
+ * @param {Core} core
+ * @param {PlaygroundSession} s
+ * @param {Pick<RunSettings, "budget" | "config">} settings
  */
 export function replay(core, s, { budget, config }) {
   const cfg = coreConfig(config);
-  const b = budget ?? cfg.maxTokens ?? core.defaultConfig().maxTokens;
+  // maxTokens is a number: the core refuses a config where it is not.
+  const b = /** @type {number} */ (budget ?? cfg.maxTokens ?? core.defaultConfig().maxTokens);
   const started = performance.now();
   const timeline = replayTimeline(s, s.bytes, s.name);
   const turns = replayTurns(timeline.messages);

@@ -7,13 +7,43 @@ import { h } from "./view.js";
 import { REPLAY_METHODS } from "../core/replay.js";
 import { PRICE_NAMES } from "../core/pricing.js";
 
+/** @import { Child } from "./view.js" */
+/** @import { ReplayReport } from "./engine.js" */
+/** @import { ReplayMethod, RequestMeasure } from "../core/replay.js" */
+
+/**
+ * One plot: `y` maps a request row to its value (at most `max`), `ticks` are the values the
+ * grid marks (labelled by `label`), `marks` draws more on top given the two scales.
+ * @typedef {object} PlotSpec
+ * @property {string} id
+ * @property {string} title
+ * @property {ReplayReport} summary
+ * @property {(q: RequestMeasure) => number} y
+ * @property {number} max
+ * @property {number[]} ticks
+ * @property {(t: number) => string} label
+ * @property {(scale: {px: (j: number) => number, py: (v: number) => number}) => Child[]} [marks]
+ */
+
+/**
+ * The mounted view: `refresh` redraws it after the page's input or settings changed, `replay`
+ * runs a replay (or joins the one under way) and resolves to its summary (null without an
+ * input), `summary` is the one shown.
+ * @typedef {ReturnType<typeof mountReplay>} ReplayView
+ */
+
 const SVG = "http://www.w3.org/2000/svg";
 const METHODS = Object.entries(REPLAY_METHODS);
 const W = 640;
 const H = 180;
 const PAD = { left: 56, right: 12, top: 10, bottom: 26 };
 
-/** Creates an SVG element with attributes and children. */
+/**
+ * Creates an SVG element with attributes and children.
+ * @param {string} tag
+ * @param {Record<string, unknown>} [attrs]
+ * @param {...Child} children
+ */
 function s(tag, attrs = {}, ...children) {
   const el = document.createElementNS(SVG, tag);
   for (const [k, v] of Object.entries(attrs)) if (v !== undefined && v !== null) el.setAttribute(k, String(v));
@@ -21,17 +51,20 @@ function s(tag, attrs = {}, ...children) {
   return el;
 }
 
-const fmt = (n) => Math.round(n).toLocaleString("en");
-const usd = (x) => (x >= 1 ? `$${x.toFixed(2)}` : `$${x.toPrecision(3)}`);
-const times = (x) => (x == null ? "–" : `${x.toFixed(2)}×`);
+const fmt = (/** @type {number} */ n) => Math.round(n).toLocaleString("en");
+const usd = (/** @type {number} */ x) => (x >= 1 ? `$${x.toFixed(2)}` : `$${x.toPrecision(3)}`);
+const times = (/** @type {number | null} */ x) => (x == null ? "–" : `${x.toFixed(2)}×`);
 
-/** A line plot of one value per request for each method; `y` maps a request row to its value. */
+/**
+ * A line plot of one value per request for each method; `y` maps a request row to its value.
+ * @param {PlotSpec} spec
+ */
 function plot({ id, title, summary, y, max, ticks, label, marks }) {
   const n = summary.requests;
   const iw = W - PAD.left - PAD.right;
   const ih = H - PAD.top - PAD.bottom;
-  const px = (j) => PAD.left + (n > 1 ? (j / (n - 1)) * iw : iw / 2);
-  const py = (v) => PAD.top + ih - (Math.min(v, max) / max) * ih;
+  const px = (/** @type {number} */ j) => PAD.left + (n > 1 ? (j / (n - 1)) * iw : iw / 2);
+  const py = (/** @type {number} */ v) => PAD.top + ih - (Math.min(v, max) / max) * ih;
   const grid = ticks.map((t) =>
     s(
       "g",
@@ -41,7 +74,7 @@ function plot({ id, title, summary, y, max, ticks, label, marks }) {
     ),
   );
   const lines = METHODS.map(([key, name]) => {
-    const rows = summary.methods[key].perRequest;
+    const rows = summary.methods[/** @type {ReplayMethod} */ (key)].perRequest;
     const points = rows.map((q, j) => `${px(j).toFixed(1)},${py(y(q)).toFixed(1)}`).join(" ");
     return s("polyline", { class: `replay-line line-${key}`, points, "data-method": key }, s("title", {}, name));
   });
@@ -57,9 +90,14 @@ function plot({ id, title, summary, y, max, ticks, label, marks }) {
   );
 }
 
+/**
+ * Round grid values from 0 to `max` (at most about five steps).
+ * @param {number} max
+ */
 function niceTicks(max) {
   const step = 10 ** Math.floor(Math.log10(Math.max(1, max / 2)));
   const k = [1, 2, 5, 10].find((f) => max / (f * step) <= 5) ?? 10;
+  /** @type {number[]} */
   const out = [];
   for (let t = 0; t <= max; t += k * step) out.push(t);
   return out;
@@ -75,6 +113,10 @@ function legend() {
   );
 }
 
+/**
+ * @param {ReplayReport} summary
+ * @param {string} price the preset the costs are shown with
+ */
 function table(summary, price) {
   const head = [
     ["", ""],
@@ -106,7 +148,7 @@ function table(summary, price) {
         "tbody",
         {},
         METHODS.map(([key, name]) => {
-          const m = summary.methods[key];
+          const m = summary.methods[/** @type {ReplayMethod} */ (key)];
           const c = m.cost[price];
           return h(
             "tr",
@@ -127,6 +169,7 @@ function table(summary, price) {
   );
 }
 
+/** @param {ReplayReport} summary */
 function causes(summary) {
   const m = summary.methods.contextfold;
   if (m.breaks === 0) return h("p", { class: "help" }, "contextfold's requests never break the prefix: each one starts with the whole previous one.");
@@ -144,10 +187,15 @@ function causes(summary) {
   );
 }
 
+/**
+ * @param {ReplayReport} summary
+ * @param {string} price the preset the costs and the cache plot are shown with
+ */
 function render(summary, price) {
   const preset = summary.prices[price];
-  const tokenMax = Math.max(summary.budget, ...METHODS.map(([k]) => summary.methods[k].tokens.max)) * 1.05;
-  const breaks = summary.methods.contextfold.perRequest.map((q, j) => [q, j]).filter(([q]) => q.break);
+  const tokenMax = Math.max(summary.budget, ...METHODS.map(([k]) => summary.methods[/** @type {ReplayMethod} */ (k)].tokens.max)) * 1.05;
+  // The contextfold requests that break the prefix: [request, its position, the break].
+  const breaks = summary.methods.contextfold.perRequest.flatMap((q, j) => (q.break ? [/** @type {const} */ ([q, j, q.break])] : []));
   const tokens = plot({
     id: "replay-tokens",
     title: "Tokens per request",
@@ -162,11 +210,11 @@ function render(summary, price) {
         { class: "replay-budget", x1: PAD.left, x2: W - PAD.right, y1: py(summary.budget), y2: py(summary.budget) },
         s("title", {}, `budget ${fmt(summary.budget)}`),
       ),
-      ...breaks.map(([q, j]) =>
+      ...breaks.map(([q, j, b]) =>
         s(
           "circle",
           { class: "replay-break", cx: px(j), cy: py(q.tokens), r: 2.5 },
-          s("title", {}, `user message ${q.turn}: ${q.break.reason} at message ${q.break.index}`),
+          s("title", {}, `user message ${q.turn}: ${b.reason} at message ${b.index}`),
         ),
       ),
     ],
@@ -204,11 +252,12 @@ function render(summary, price) {
 /**
  * Mounts the view into `root`.
  * @param {HTMLElement} root
- * @param {{run: () => Promise<object>, key: () => string|null}} o `run` replays with the page's
+ * @param {{run: () => Promise<ReplayReport>, key: () => string|null}} o `run` replays with the page's
  *   current input and settings; `key` names them (null without an input), to tell when a shown
  *   replay no longer matches the page
  */
 export function mountReplay(root, { run, key }) {
+  /** @type {{summary: ReplayReport | null, key: string | null, price: string, running: Promise<void> | null, error: string | null}} */
   const state = { summary: null, key: null, price: "anthropic", running: null, error: null };
   const button = h("button", { type: "button", id: "replay-run" }, "Replay the session");
   const select = h(

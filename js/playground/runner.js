@@ -5,7 +5,7 @@
 import { loadCore, readSession, run, replay } from "./engine.js";
 
 /** @import { Core } from "../core/core.js" */
-/** @import { PlaygroundSession, RunResult, RunSettings } from "./engine.js" */
+/** @import { PlaygroundSession, ReplayReport, RunResult, RunSettings } from "./engine.js" */
 /** What a runner answers for a run: the core's result less the messages. @typedef {Omit<RunResult, "messages">} RunOutput */
 /** @typedef {WorkerRunner | PageRunner} Runner */
 
@@ -97,6 +97,10 @@ class WorkerRunner {
     return this.call({ type: "run", settings });
   }
 
+  /**
+   * @param {RunSettings} settings
+   * @returns {Promise<ReplayReport>}
+   */
   replay(settings) {
     return this.call({ type: "replay", settings });
   }
@@ -149,10 +153,15 @@ class PageRunner {
     return /** @type {RunOutput} */ (r);
   }
 
+  /**
+   * @param {RunSettings} settings
+   * @returns {Promise<ReplayReport>}
+   */
   async replay(settings) {
     if (!this.session) throw new Error("no input");
-    if (this.core.poisoned) this.core = await loadCore(this.wasmDir);
-    return replay(this.core, this.session, settings);
+    let core = /** @type {Core} */ (this.core);
+    if (core.poisoned) this.core = core = await loadCore(this.wasmDir);
+    return replay(core, this.session, settings);
   }
 
   close() {}

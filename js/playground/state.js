@@ -6,6 +6,7 @@ import { JS_KEYS } from "../core/config.js";
 /** @import { Message } from "../core/types.js" */
 /** @import { PlaygroundSession } from "./engine.js" */
 /** @import { Runner, RunOutput } from "./runner.js" */
+/** @import { ReplayView } from "./replay.js" */
 
 /**
  * A setting's schema in the manifest (openclaw.plugin.json `configSchema.properties`).
@@ -34,7 +35,7 @@ import { JS_KEYS } from "../core/config.js";
  * @property {Set<string>} expanded      turns open in the timeline
  * @property {Map<string, Uint8Array>} samples
  * @property {string | null} sampleName
- * @property {{refresh: () => void, replay: () => Promise<any>} | null} replayView  the replay plot, once mounted
+ * @property {ReplayView | null} replayView  the replay plot, once mounted
  */
 
 /** Manifest keys that are not engine settings (the page shows no control for them). */

@@ -16,7 +16,7 @@ let session = null;
 
 /**
  * Answers one request of the page.
- * @param {any} m `{type: "init", wasmDir} | {type: "input", bytes, name, format} | {type: "run", settings}`
+ * @param {any} m `{type: "init", wasmDir} | {type: "input", bytes, name, format} | {type: "run" | "replay", settings}`
  */
 async function handle(m) {
   switch (m.type) {
@@ -38,10 +38,12 @@ async function handle(m) {
       delete r.messages;
       return r;
     }
-    case "replay":
+    case "replay": {
       if (!session) throw new Error("no input");
-      if (core.poisoned) core = await loadCore(wasmDir);
-      return replay(core, session, m.settings);
+      let live = /** @type {Core} */ (core);
+      if (live.poisoned) core = live = await loadCore(/** @type {URL} */ (wasmDir));
+      return replay(live, session, m.settings);
+    }
     default:
       throw new Error(`unknown request ${m.type}`);
   }

@@ -104,13 +104,19 @@ test("formats: detected per shape, checked when named", async () => {
   for (const [format, make] of Object.entries(CONVERSATIONS)) {
     assert.equal((await lib.clean(make())).format, format);
     for (const other of Object.keys(CONVERSATIONS).filter((f) => f !== format)) {
-      await assert.rejects(lib.clean(make(), { format: other }), (e) => e instanceof lib.InputError && /^message \d+ is not /.test(e.message));
+      await assert.rejects(
+        lib.clean(make(), { format: other }),
+        (/** @type {Error} */ e) => e instanceof lib.InputError && /^message \d+ is not /.test(e.message),
+      );
     }
     assert.equal((await lib.clean(make(), { format: "messages" })).format, "messages");
   }
   assert.equal((await lib.clean(plainChat())).format, "messages");
   await assert.rejects(lib.clean(plainChat(), { format: "yaml" }), lib.InputError);
-  await assert.rejects(lib.assemble([{ role: "user", content: "x" }], { nope: 1 }), (e) => e instanceof lib.InputError && /nope/.test(e.message));
+  await assert.rejects(
+    lib.assemble([{ role: "user", content: "x" }], { nope: 1 }),
+    (/** @type {Error} */ e) => e instanceof lib.InputError && /nope/.test(e.message),
+  );
   await assert.rejects(lib.clean([{ role: "user", content: "x" }], { prompt: "p" }), /does not apply/);
   await assert.rejects(lib.clean({ messages: [] }), lib.InputError);
 });

@@ -110,6 +110,7 @@ test("costs follow each preset's cache rule on a hand-made session", () => {
     "The Danube.",
     "Thanks!",
   ];
+  /** @type {Record<string, any>[]} */
   const lines = [{ type: "session", version: 4, id: "tiny", timestamp: "2026-01-01T00:00:00.000Z" }];
   said.forEach((text, i) => {
     const message = { role: i % 2 ? "assistant" : "user", content: [{ type: "text", text }], timestamp: 1_767_225_600_000 + i * 1000 };
@@ -194,14 +195,14 @@ test("--turns replays only the last K user turns; the human summary shows the th
 });
 
 test("replay: bad arguments exit 2 with a message, a bad config exits 1", () => {
-  for (const [args, msg] of [
+  for (const [args, msg] of /** @type {[string[], RegExp][]} */ ([
     [["replay"], /replay needs a session file/],
     [["replay", SAMPLE, "--turns", "0"], /--turns must be a positive integer/],
     [["replay", SAMPLE, "--turns", "x"], /--turns must be a positive integer/],
     [["replay", SAMPLE, "--price", "acme"], /--price must be one of anthropic, openai, deepseek/],
     [["replay", SAMPLE, "--budget", "lots"], /--budget must be a non-negative integer/],
     [["replay", SAMPLE, "--budget"], /--budget needs a value/],
-  ]) {
+  ])) {
     const r = cli(args);
     assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
     assert.match(r.stderr, msg);
@@ -218,10 +219,10 @@ test("replay: bad arguments exit 2 with a message, a bad config exits 1", () => 
 test("the playground's replay (a live core session) sends what the plugin's adapter sends", async () => {
   const { readMessages } = await import(path.join(PKG, "js", "core", "readers.js"));
   const { replayTimeline, replayTurns, replaySession } = await import(path.join(PKG, "js", "core", "replay.js"));
-  for (const [file, budgets] of [
+  for (const [file, budgets] of /** @type {[string, number[]][]} */ ([
     [SAMPLE, [300, 1000]],
     [MULTITOPIC, [300, 700, 3000]],
-  ]) {
+  ])) {
     const bytes = readFileSync(file);
     const timeline = replayTimeline(readMessages(bytes, { name: file }), bytes, file);
     const turns = replayTurns(timeline.messages);

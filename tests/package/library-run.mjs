@@ -9,7 +9,8 @@ const conversations = JSON.parse(readFileSync(process.argv[2], "utf8"));
 const OPTIONS = { preserveRecentMessages: 1, budget: 400 };
 const out = {};
 
-for (const [format, messages] of Object.entries(conversations)) {
+/** @import { Format, Message } from "contextfold" */
+for (const [format, messages] of /** @type {[Format, Message[]][]} */ (Object.entries(conversations))) {
   const r = {};
   r.clean = await clean(messages);
   r.cleanNamed = await clean(messages, { format });

@@ -43,6 +43,11 @@ let tarball;
 let project;
 const temps = [];
 
+/**
+ * @param {string} cmd
+ * @param {string[]} args
+ * @param {{cwd?: string, input?: string, env?: Record<string, string>}} [o]
+ */
 function run(cmd, args, { cwd = project, input, env } = {}) {
   const r = spawnSync(cmd, args, { cwd, input, encoding: "utf8", maxBuffer: 64 << 20, env: { ...process.env, ...env } });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
@@ -285,7 +290,7 @@ test("the real OpenClaw host installs the tarball and runs turns through the eng
   let gateway;
   try {
     const host = createHost({ root, modelPort: model.port, pluginDir: root, pluginId: "contextfold", slot: "legacy" });
-    host.config.plugins = {}; // nothing about the plugin: the install writes it
+    host.config.plugins = /** @type {typeof host.config.plugins} */ ({}); // nothing about the plugin: the install writes it
     writeFileSync(host.configPath, JSON.stringify(host.config, null, 2));
     const inst = await runCli(host, ["plugins", "install", tarball, "--force", "--accept-capabilities"], { timeoutMs: 300_000 });
     assert.equal(inst.code, 0, inst.stdout + inst.stderr);
@@ -392,6 +397,7 @@ test("the library's browser entry in Chromium, from the installed package", { sk
   const { page, origin, errors } = await openPage(project, t);
   await page.goto(origin + "/");
   const got = await page.evaluate(async (conversations) => {
+    // @ts-expect-error a URL on the test page's server (the installed package), not a path of this tree
     const cf = await import("/node_modules/contextfold/js/lib/browser.js");
     const out = {};
     for (const [format, messages] of Object.entries(conversations)) {
