@@ -30,11 +30,20 @@ test("kept messages are the caller's own objects; cleaned ones lose thinking and
 
 test("bad input comes back as a JS Error with the core's message", async () => {
   const core = await loadCore();
-  assert.throws(() => core.clean(conversation(), { keepRecentTurn: 1 }), /^Error: invalid request: config: unknown field `keepRecentTurn`, expected one of `mode`, /);
-  assert.throws(() => core.clean(conversation(), { keepRecentTurns: "two" }), /^Error: invalid request: config\.keepRecentTurns: invalid type: string "two", expected usize$/);
+  assert.throws(
+    () => core.clean(conversation(), { keepRecentTurn: 1 }),
+    /^Error: invalid request: config: unknown field `keepRecentTurn`, expected one of `mode`, /,
+  );
+  assert.throws(
+    () => core.clean(conversation(), { keepRecentTurns: "two" }),
+    /^Error: invalid request: config\.keepRecentTurns: invalid type: string "two", expected usize$/,
+  );
   assert.throws(() => core.clean(conversation(), { maxTokens: 100 }), /^Error: invalid request: config\.maxTokens: must be at least 256, got 100$/);
   assert.throws(() => core.newSession({ summarizeThreshold: 2 }), /^Error: invalid config: summarizeThreshold: must be in \(0, 1\], got 2$/);
-  assert.throws(() => core.assembleOnce({ messages: [{ role: "user", content: "hi" }], entries: [{ id: 7 }] }), /^Error: invalid request: entries\[0\]\.id: invalid type: integer `7`, expected a string$/);
+  assert.throws(
+    () => core.assembleOnce({ messages: [{ role: "user", content: "hi" }], entries: [{ id: 7 }] }),
+    /^Error: invalid request: entries\[0\]\.id: invalid type: integer `7`, expected a string$/,
+  );
   const s = core.newSession({});
   assert.throws(() => s.rebuild([{ id: "a", range: "0-9" }]), /^Error: invalid entries: \[0\]\.range: invalid type: string "0-9", expected a tuple of size 2$/);
   s.free();
