@@ -34,7 +34,7 @@ const RUNTIME = [
   /^LICENSE$/,
   /^openclaw\.plugin\.json$/,
   /^js\/cli\.js$/,
-  /^js\/(core|openclaw|lib)\/[\w-]+\.(js|d\.ts)$/,
+  /^js\/(core|openclaw|lib)\/([\w-]+\/)*[\w-]+\.(js|d\.ts)$/,
   /^wasm\/contextfold(_bg\.wasm|\.js|\.d\.ts|_bg\.wasm\.d\.ts)$/,
   /^playground\/.+/,
 ];
