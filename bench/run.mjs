@@ -24,6 +24,7 @@ import { fastChecks, DEFAULT_MARGIN } from "./suite/checks.mjs";
 import { topicAlternative, METHOD_ORDER } from "./suite/methods.mjs";
 import { writeReport } from "./suite/report.mjs";
 import { runSpeed } from "./speed/run.mjs";
+import { packageFigures } from "./size/package.mjs";
 
 const t0 = performance.now();
 const secs = () => ((performance.now() - t0) / 1000).toFixed(0);
@@ -103,7 +104,10 @@ function buildTasks(manifest, fast, alt) {
         }
       }
       const prompt = side.questions.find((q) => q.scorable)?.question ?? null;
-      add({ kind: "sweep", family: "locomo", name: session, file: sessionPath(manifest, session), budgets: B[variant], methods: sweepMethods, prompt }, msgs * 40);
+      add(
+        { kind: "sweep", family: "locomo", name: session, file: sessionPath(manifest, session), budgets: B[variant], methods: sweepMethods, prompt },
+        msgs * 40,
+      );
     }
   }
   for (const name of manifest.taubench) {
@@ -113,9 +117,21 @@ function buildTasks(manifest, fast, alt) {
   }
   for (const name of manifest.claudeCode) {
     add({ kind: "sweep", family: "claude-code", name, file: sessionPath(manifest, name), budgets: SWEEP_BUDGETS.claudeCode, methods: sweepMethods }, 300);
-    add({ kind: "sweep", family: "claude-code (Anthropic shape)", name: `${name}.messages.json`, file: sessionPath(manifest, name, ".messages.json"), budgets: SWEEP_BUDGETS.claudeCode, methods: sweepMethods, shape: "anthropic" }, 300);
+    add(
+      {
+        kind: "sweep",
+        family: "claude-code (Anthropic shape)",
+        name: `${name}.messages.json`,
+        file: sessionPath(manifest, name, ".messages.json"),
+        budgets: SWEEP_BUDGETS.claudeCode,
+        methods: sweepMethods,
+        shape: "anthropic",
+      },
+      300,
+    );
   }
-  if (manifest.sample) add({ kind: "sweep", family: "sample", name: "samples/session.jsonl", file: manifest.sample, budgets: SWEEP_BUDGETS.sample, methods: sweepMethods }, 100);
+  if (manifest.sample)
+    add({ kind: "sweep", family: "sample", name: "samples/session.jsonl", file: manifest.sample, budgets: SWEEP_BUDGETS.sample, methods: sweepMethods }, 100);
 
   // Cache stability replays
   const replays = [];
@@ -135,8 +151,11 @@ function buildTasks(manifest, fast, alt) {
     for (const n of sampleOf(tauWithQuery, 5, 11)) replays.push({ label: "tau-bench", name: n, budget: 1000, methods: tools, cost: 400 });
     for (const n of manifest.claudeCode) replays.push({ label: "Claude Code", name: n, budget: 2000, methods: tools, cost: 300 });
   }
-  for (const r of replays) for (const method of r.methods) add({ kind: "replay", label: r.label, name: r.name, file: sessionPath(manifest, r.name), budget: r.budget, method, maxTurns: r.maxTurns }, r.cost);
-  if (manifest.sample) for (const method of tools) add({ kind: "replay", label: "sample", name: "samples/session.jsonl", file: manifest.sample, budget: 1000, method }, 100);
+  for (const r of replays)
+    for (const method of r.methods)
+      add({ kind: "replay", label: r.label, name: r.name, file: sessionPath(manifest, r.name), budget: r.budget, method, maxTurns: r.maxTurns }, r.cost);
+  if (manifest.sample)
+    for (const method of tools) add({ kind: "replay", label: "sample", name: "samples/session.jsonl", file: manifest.sample, budget: 1000, method }, 100);
   return tasks;
 }
 
@@ -146,7 +165,7 @@ async function runAll(manifest, opts, pass = "") {
   const alt = topicAlternative(defaults);
   const tasks = buildTasks(manifest, opts.fast, alt);
   // Heaviest first (stable order for equal costs), results stay in task order.
-  const order = tasks.map((t, i) => i).sort((a, b) => tasks[b].cost - tasks[a].cost || a - b);
+  const order = tasks.map((_, i) => i).sort((a, b) => tasks[b].cost - tasks[a].cost || a - b);
   const ordered = order.map((i) => tasks[i].task);
   let lastLog = 0;
   log(`${pass}${ordered.length} tasks on ${opts.jobs} threads`);
@@ -166,19 +185,39 @@ async function runAll(manifest, opts, pass = "") {
   });
   times.tasks = (performance.now() - started) / 1000;
   const byKind = (k) => ordered.map((t, i) => [t, results[i]]).filter(([t]) => t.kind === k);
-  const errors = ordered.map((t, i) => [t, results[i]]).filter(([, r]) => r?.error).map(([t, r]) => ({ task: t, error: r.error }));
+  const errors = ordered
+    .map((t, i) => [t, results[i]])
+    .filter(([, r]) => r?.error)
+    .map(([t, r]) => ({ task: t, error: r.error }));
   const cells = byKind("locomo").map(([t, r]) => (r?.error ? { ...t, error: r.error } : r));
   // Stable order of cells regardless of scheduling
   const cellKey = (c) => `${c.variant}|${c.session}|${c.method}|${c.mode}|${String(c.budget).padStart(6, "0")}`;
   cells.sort((a, b) => (cellKey(a) < cellKey(b) ? -1 : cellKey(a) > cellKey(b) ? 1 : 0));
-  const info = byKind("locomoInfo").map(([, r]) => r).filter((r) => r && !r.error).sort((a, b) => (a.name < b.name ? -1 : 1));
-  const trajectories = byKind("taubench").map(([t, r]) => (r?.error ? { name: t.name, error: r.error } : r)).filter(Boolean).sort((a, b) => (a.name < b.name ? -1 : 1));
-  const sweeps = byKind("sweep").map(([t, r]) => (r?.error ? { name: t.name, family: t.family, error: r.error } : { family: t.family, ...r })).sort((a, b) => (a.family + a.name < b.family + b.name ? -1 : 1));
+  const info = byKind("locomoInfo")
+    .map(([, r]) => r)
+    .filter((r) => r && !r.error)
+    .sort((a, b) => (a.name < b.name ? -1 : 1));
+  const trajectories = byKind("taubench")
+    .map(([t, r]) => (r?.error ? { name: t.name, error: r.error } : r))
+    .filter(Boolean)
+    .sort((a, b) => (a.name < b.name ? -1 : 1));
+  const sweeps = byKind("sweep")
+    .map(([t, r]) => (r?.error ? { name: t.name, family: t.family, error: r.error } : { family: t.family, ...r }))
+    .sort((a, b) => (a.family + a.name < b.family + b.name ? -1 : 1));
   const replays = byKind("replay").map(([t, r]) => (r?.error ? { name: t.name, method: t.method, error: r.error } : { label: t.label, ...r }));
   replays.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : METHOD_ORDER.indexOf(a.method) - METHOD_ORDER.indexOf(b.method)));
 
   const results_ = {
-    meta: { engine: core.version, wasm: opts.wasm, source: opts.source, defaults, fast: opts.fast, budgets: BUDGETS[opts.fast ? "fast" : "full"], tokenizer: "o200k_base (npm tiktoken)", dataDir: opts.dataDirShown },
+    meta: {
+      engine: core.version,
+      wasm: opts.wasm,
+      source: opts.source,
+      defaults,
+      fast: opts.fast,
+      budgets: BUDGETS[opts.fast ? "fast" : "full"],
+      tokenizer: "o200k_base (npm tiktoken)",
+      dataDir: opts.dataDirShown,
+    },
     datasets: { locomo: info },
     locomo: { cells: locomoCells(cells), losses: losses(cells), lossesAlternative: losses(cells, { method: alt }), alternative: alt },
     taubench: { rows: taubenchRows(trajectories), trajectories: trajectories.length },
@@ -199,6 +238,7 @@ const tokensMd = join(REPO, "bench", "out", "tokens.md");
 const extras = (dir) => ({
   speed: existsSync(join(dir, "speed.json")) ? readJson(join(dir, "speed.json")) : null,
   soak: existsSync(join(dir, "soak.json")) ? readJson(join(dir, "soak.json")) : null,
+  pack: packageFigures(join(REPO, "pkg-template")),
 });
 if (opts.reportOnly) {
   const file = join(outDir, "results.json");
@@ -207,7 +247,12 @@ if (opts.reportOnly) {
     process.exit(2);
   }
   const manifest = readJson(join(outDir, "sessions", "manifest.json"));
-  writeReport(readJson(file), { manifest, docsDir: join(REPO, "docs"), tokensMarkdown: existsSync(tokensMd) ? readFileSync(tokensMd, "utf8") : null, ...extras(outDir) });
+  writeReport(readJson(file), {
+    manifest,
+    docsDir: join(REPO, "docs"),
+    tokensMarkdown: existsSync(tokensMd) ? readFileSync(tokensMd, "utf8") : null,
+    ...extras(outDir),
+  });
   log("docs/benchmarks.md and docs/benchmarks-savings-recall.svg written from the last run's results");
   process.exit(0);
 }
@@ -271,5 +316,10 @@ if (opts.speed) {
     log(`bench/speed failed (${err.message}); the report leaves that section out`);
   }
 }
-writeReport(results, { manifest, docsDir: join(REPO, "docs"), tokensMarkdown: opts.tokens && existsSync(tokensMd) ? readFileSync(tokensMd, "utf8") : null, ...extras(outDir) });
+writeReport(results, {
+  manifest,
+  docsDir: join(REPO, "docs"),
+  tokensMarkdown: opts.tokens && existsSync(tokensMd) ? readFileSync(tokensMd, "utf8") : null,
+  ...extras(outDir),
+});
 log(`docs/benchmarks.md and docs/benchmarks-savings-recall.svg written (${secs()} s)`);

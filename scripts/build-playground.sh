@@ -21,11 +21,13 @@ MANIFEST=openclaw.plugin.json
 TMP="$OUT.tmp.$$"
 trap 'rm -rf "$TMP"' EXIT
 rm -rf "$TMP"
-mkdir -p "$TMP/js/playground" "$TMP/js/core" "$TMP/wasm" "$TMP/samples"
+mkdir -p "$TMP/js/playground/views" "$TMP/js/core" "$TMP/wasm" "$TMP/samples"
 cp js/playground/index.html "$TMP/index.html"
-cp js/playground/app.js js/playground/engine.js js/playground/entries.js js/playground/view.js \
-  js/playground/runner.js js/playground/worker.js js/playground/style.css "$TMP/js/playground/"
-cp js/core/core.js js/core/readers.js js/core/config.js js/core/describe.js "$TMP/js/core/"
+# every module of the page (serve.mjs, the development server, is not part of it)
+cp js/playground/*.js js/playground/*.css "$TMP/js/playground/"
+cp js/playground/views/*.js "$TMP/js/playground/views/"
+cp js/core/core.js js/core/readers.js js/core/config.js js/core/describe.js js/core/types.js \
+  js/core/cache.js js/core/pricing.js js/core/replay.js js/core/room.js "$TMP/js/core/"
 cp "$WASM/contextfold.js" "$WASM/contextfold_bg.wasm" "$TMP/wasm/"
 cp "$MANIFEST" "$TMP/openclaw.plugin.json"
 cp samples/session.jsonl "$TMP/samples/session.jsonl"

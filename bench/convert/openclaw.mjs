@@ -27,6 +27,8 @@ export function userMessage(text, timestamp) {
 /**
  * An assistant message. `content` is an array of text / thinking / toolCall parts;
  * `stopReason` defaults to "toolUse" when a toolCall part is present, else "stop".
+ * @param {any[]} content
+ * @param {{timestamp?: number, api?: string, provider?: string, model?: string, usage?: object, stopReason?: string}} [o]
  */
 export function assistantMessage(content, { timestamp, api, provider, model, usage, stopReason } = {}) {
   return {
@@ -126,7 +128,7 @@ export function checkPairing(messages) {
   const violations = [];
   const pairs = [];
   let pending = []; // { id, index, answered }
-  const flush = (index) => {
+  const flush = () => {
     for (const c of pending) if (!c.answered) violations.push({ index: c.index, kind: "unanswered-call", id: c.id });
     pending = [];
   };
@@ -140,7 +142,7 @@ export function checkPairing(messages) {
       }
       return;
     }
-    if (m.role === "user" || m.role === "assistant") flush(index);
+    if (m.role === "user" || m.role === "assistant") flush();
     if (m.role === "assistant" && Array.isArray(m.content)) {
       pending = m.content.filter((p) => p?.type === "toolCall").map((p) => ({ id: p.id, index, answered: false }));
     }

@@ -75,7 +75,12 @@ function deepEqual(a, b) {
 }
 function canonical(v) {
   if (Array.isArray(v)) return v.map(canonical);
-  if (v && typeof v === "object") return Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical(v[k])]));
+  if (v && typeof v === "object")
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, canonical(v[k])]),
+    );
   return v;
 }
 
@@ -86,9 +91,9 @@ export function trajectoryName(source, taskId, trial) {
 
 /**
  * Converts one trajectory.
- * @param {object} item  `{ task_id, trial, reward, info: { task: { actions, instruction, user_id } }, traj }`
+ * @param {any} item  `{ task_id, trial, reward, info: { task: { actions, instruction, user_id } }, traj }`
  * @param {{ index?: number, source?: string, model?: string, provider?: string, name?: string }} [opts]
- * @returns {{ name: string, jsonl: string, sidecar: object, messages: object[] }}
+ * @returns {{ name: string, jsonl: string, sidecar: any, messages: any[] }}
  */
 export function convertTrajectory(item, { index = 0, source = "taubench", model = "unknown", provider = "openai", name } = {}) {
   const traj = Array.isArray(item?.traj) ? item.traj : [];
@@ -137,7 +142,9 @@ export function convertTrajectory(item, { index = 0, source = "taubench", model 
       if (call) call.answered = true;
       else counts.orphanResults++;
       const text = textOf(m.content);
-      w.message(toolResultMessage({ toolCallId: id, toolName: call?.name ?? String(m.name ?? ""), content: text, isError: /^\s*Error\b/.test(text), timestamp: ts() }));
+      w.message(
+        toolResultMessage({ toolCallId: id, toolName: call?.name ?? String(m.name ?? ""), content: text, isError: /^\s*Error\b/.test(text), timestamp: ts() }),
+      );
     } else {
       counts.skipped++;
     }
@@ -221,6 +228,8 @@ export function convertTrajectory(item, { index = 0, source = "taubench", model 
 /**
  * Converts a tau-bench trajectory file (the parsed JSON array). `source` names the file
  * (e.g. "gpt-4o-airline-dev"); the model defaults to the part before "-airline"/"-retail".
+ * @param {any[]} items
+ * @param {{source?: string, model?: string}} [o]
  */
 export function convertTaubench(items, { source = "taubench", model } = {}) {
   if (!Array.isArray(items)) throw new Error("tau-bench input must be a JSON array of trajectories");
@@ -246,7 +255,12 @@ export function summarizeTaubench(results) {
     noGoldWriteAction: s.filter((x) => x.flags.noGoldWriteAction).length,
     noGoldWriteCall: s.filter((x) => x.flags.noGoldWriteCall).length,
     queryCallMatchesGold: withQ.filter((x) => x.queryCall.matchesGold).length,
-    queryIndex: { min: qi[0] ?? null, p50: pct(0.5), max: qi[qi.length - 1] ?? null, mean: qi.length ? +(qi.reduce((a, b) => a + b, 0) / qi.length).toFixed(1) : null },
+    queryIndex: {
+      min: qi[0] ?? null,
+      p50: pct(0.5),
+      max: qi[qi.length - 1] ?? null,
+      mean: qi.length ? +(qi.reduce((a, b) => a + b, 0) / qi.length).toFixed(1) : null,
+    },
     prefixChars: withQ.reduce((n, x) => n + x.stats.prefixChars, 0),
     goldArgValues: {
       // over trajectories with a query point: candidate values (>= 3 chars) and those in the prefix

@@ -72,7 +72,10 @@ export function* sessionLines({ turns, seed = 1, sessionId = `soak-${turns}`, re
   for (let t = 0; t < turns; t++) {
     const words = SUBJECTS[Math.floor(t / 25) % SUBJECTS.length];
     const w = () => pick(words);
-    yield message({ role: "user", content: [{ type: "text", text: `Turn ${t}: please ${pick(VERBS)} the ${w()} ${w()} code; it touches ${w()} and ${w()}.` }] });
+    yield message({
+      role: "user",
+      content: [{ type: "text", text: `Turn ${t}: please ${pick(VERBS)} the ${w()} ${w()} code; it touches ${w()} and ${w()}.` }],
+    });
     const kind = t % 7 === 6 ? "parallel" : t % 3 === 2 ? "tool" : "plain";
     if (kind !== "plain") {
       const calls = (kind === "parallel" ? [0, 1] : [0]).map(() => {
@@ -81,13 +84,19 @@ export function* sessionLines({ turns, seed = 1, sessionId = `soak-${turns}`, re
       });
       yield message(assistant([think(`I should look at the ${w()} before answering about ${w()}.`), ...calls], "toolUse"));
       for (const c of calls) {
-        const body = Array.from({ length: Math.max(1, Math.round(resultChars / 60)) }, (_, i) => `${c.name} ${w()} line ${i}: ${w()}=${Math.floor(r() * 1e6)}`).join("\n");
+        const body = Array.from(
+          { length: Math.max(1, Math.round(resultChars / 60)) },
+          (_, i) => `${c.name} ${w()} line ${i}: ${w()}=${Math.floor(r() * 1e6)}`,
+        ).join("\n");
         yield message({ role: "toolResult", toolCallId: c.id, toolName: c.name, content: [{ type: "text", text: body }], isError: r() < 0.05 });
       }
     }
     yield message(
       assistant(
-        [think(`The ${w()} question is about ${w()}; answer briefly.`), { type: "text", text: `Done with turn ${t}: the ${w()} ${w()} now handles ${w()} (${Math.floor(r() * 1000)} cases).` }],
+        [
+          think(`The ${w()} question is about ${w()}; answer briefly.`),
+          { type: "text", text: `Done with turn ${t}: the ${w()} ${w()} now handles ${w()} (${Math.floor(r() * 1000)} cases).` },
+        ],
         "stop",
       ),
     );

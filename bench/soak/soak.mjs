@@ -75,7 +75,21 @@ async function wasmBytes() {
 }
 
 const PHASES = ["bootstrap", "assemble", "commitTurn", "maintain"];
-const COLS = ["turn", "messages", "msPerTurn", "ms_bootstrap", "ms_assemble", "ms_commitTurn", "ms_maintain", "p95", "heapUsedMiB", "rssMiB", "wasmMiB", "sentMessages", "estimatedTokens"];
+const COLS = [
+  "turn",
+  "messages",
+  "msPerTurn",
+  "ms_bootstrap",
+  "ms_assemble",
+  "ms_commitTurn",
+  "ms_maintain",
+  "p95",
+  "heapUsedMiB",
+  "rssMiB",
+  "wasmMiB",
+  "sentMessages",
+  "estimatedTokens",
+];
 const perTurn = []; // ms per turn, and per phase
 const samples = [];
 const history = [];
@@ -116,7 +130,12 @@ for (let t = 0; t < TURNS; t++) {
       messages: history.length,
       msPerTurn: round(mean("total")),
       ...Object.fromEntries(PHASES.map((p) => [`ms_${p}`, round(mean(p))])),
-      p95: round(quantile(window.map((x) => x.total), 0.95)),
+      p95: round(
+        quantile(
+          window.map((x) => x.total),
+          0.95,
+        ),
+      ),
       heapUsedMiB: round(mu.heapUsed / 1048576),
       rssMiB: round(mu.rss / 1048576),
       wasmMiB: round((await wasmBytes()) / 1048576),
@@ -158,8 +177,20 @@ const summary = {
   elapsedS: round(elapsed),
   messagesAtEnd: history.length,
   transcriptMiB: round(readFileSync(transcript).length / 1048576),
-  firstThousand: { msPerTurn: round(meanOf(first, "total")), assembleMs: round(meanOf(first, "assemble")), rssMiB: firstS.at(-1)?.rssMiB, heapUsedMiB: firstS.at(-1)?.heapUsedMiB, wasmMiB: firstS.at(-1)?.wasmMiB },
-  lastThousand: { msPerTurn: round(meanOf(last, "total")), assembleMs: round(meanOf(last, "assemble")), rssMiB: lastS.at(-1)?.rssMiB, heapUsedMiB: lastS.at(-1)?.heapUsedMiB, wasmMiB: lastS.at(-1)?.wasmMiB },
+  firstThousand: {
+    msPerTurn: round(meanOf(first, "total")),
+    assembleMs: round(meanOf(first, "assemble")),
+    rssMiB: firstS.at(-1)?.rssMiB,
+    heapUsedMiB: firstS.at(-1)?.heapUsedMiB,
+    wasmMiB: firstS.at(-1)?.wasmMiB,
+  },
+  lastThousand: {
+    msPerTurn: round(meanOf(last, "total")),
+    assembleMs: round(meanOf(last, "assemble")),
+    rssMiB: lastS.at(-1)?.rssMiB,
+    heapUsedMiB: lastS.at(-1)?.heapUsedMiB,
+    wasmMiB: lastS.at(-1)?.wasmMiB,
+  },
   folded,
   overBudget,
   warnings: logs.warn.length,

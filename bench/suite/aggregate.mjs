@@ -19,7 +19,17 @@ export function locomoCells(cells) {
   }
   const rows = [];
   for (const g of groups.values()) {
-    let n = 0, strict = 0, soft = 0, inTok = 0, outTok = 0, stubTok = 0, estOut = 0, exactOver = 0, estOver = 0, flagged = 0, fallbacks = 0;
+    let n = 0,
+      strict = 0,
+      soft = 0,
+      inTok = 0,
+      outTok = 0,
+      stubTok = 0,
+      estOut = 0,
+      exactOver = 0,
+      estOver = 0,
+      flagged = 0,
+      fallbacks = 0;
     const cat = {};
     for (const c of g.parts) {
       for (const q of c.questions) {
@@ -63,7 +73,13 @@ export function locomoCells(cells) {
   }
   const order = METHOD_ORDER;
   const vorder = ["chat", "agentic", "multitopic"];
-  rows.sort((a, b) => vorder.indexOf(a.variant) - vorder.indexOf(b.variant) || a.budget - b.budget || order.indexOf(a.method) - order.indexOf(b.method) || (a.mode === "focused" ? -1 : 1) - (b.mode === "focused" ? -1 : 1));
+  rows.sort(
+    (a, b) =>
+      vorder.indexOf(a.variant) - vorder.indexOf(b.variant) ||
+      a.budget - b.budget ||
+      order.indexOf(a.method) - order.indexOf(b.method) ||
+      (a.mode === "focused" ? -1 : 1) - (b.mode === "focused" ? -1 : 1),
+  );
   return rows;
 }
 
@@ -106,7 +122,25 @@ export function losses(cells, { method = "fold", mode = "focused", examples = 3 
     const rec = byKey.get(`${c.session}|recency|agnostic|${c.budget}`);
     if (!rec) continue;
     const gk = `${c.variant}|${c.budget}`;
-    if (!groups.has(gk)) groups.set(gk, { variant: c.variant, budget: c.budget, questions: 0, engineOnly: 0, recencyOnly: 0, both: 0, neither: 0, reasons: {}, examples: [], lostRelevant: 0, lostEvidence: 0, recognized: 0, evidenceTopic: 0, fillSum: 0, outSum: 0, stubSum: 0 });
+    if (!groups.has(gk))
+      groups.set(gk, {
+        variant: c.variant,
+        budget: c.budget,
+        questions: 0,
+        engineOnly: 0,
+        recencyOnly: 0,
+        both: 0,
+        neither: 0,
+        reasons: {},
+        examples: [],
+        lostRelevant: 0,
+        lostEvidence: 0,
+        recognized: 0,
+        evidenceTopic: 0,
+        fillSum: 0,
+        outSum: 0,
+        stubSum: 0,
+      });
     const g = groups.get(gk);
     const recById = new Map(rec.questions.map((q) => [q.id, q]));
     for (const q of c.questions) {
@@ -128,13 +162,27 @@ export function losses(cells, { method = "fold", mode = "focused", examples = 3 
           g.lostEvidence++;
           if (q.relevant?.includes(l.topic)) g.lostRelevant++;
         }
-        if (g.examples.length < examples) g.examples.push({ id: q.id, session: c.session, lost: q.lost.slice(0, 2), relevant: q.relevant, currentTopic: q.currentTopic, tokensOut: q.tokensOut });
+        if (g.examples.length < examples)
+          g.examples.push({
+            id: q.id,
+            session: c.session,
+            lost: q.lost.slice(0, 2),
+            relevant: q.relevant,
+            currentTopic: q.currentTopic,
+            tokensOut: q.tokensOut,
+          });
       } else g.neither++;
     }
   }
   for (const g of groups.values()) {
     const { fillSum, outSum, stubSum, ...rest } = g;
-    out.push({ ...rest, meanFill: round(fillSum / g.questions), stubShare: round(stubSum / outSum), recognizedShare: round(g.recognized / g.questions), evidenceTopicShare: round(g.evidenceTopic / g.questions) });
+    out.push({
+      ...rest,
+      meanFill: round(fillSum / g.questions),
+      stubShare: round(stubSum / outSum),
+      recognizedShare: round(g.recognized / g.questions),
+      evidenceTopicShare: round(g.evidenceTopic / g.questions),
+    });
   }
   const vorder = ["chat", "agentic", "multitopic"];
   out.sort((a, b) => vorder.indexOf(a.variant) - vorder.indexOf(b.variant) || a.budget - b.budget);
@@ -148,7 +196,23 @@ export function taubenchRows(trajectories) {
     if (!t || t.error) continue;
     for (const r of t.rows) {
       const k = `${r.method}|${r.budget}`;
-      if (!groups.has(k)) groups.set(k, { method: r.method, budget: r.budget, trajectories: 0, values: 0, survived: 0, tokensIn: 0, tokensOut: 0, exactOver: 0, estOver: 0, flagged: 0, violations: 0, withViolations: [], fallbacks: 0, perTraj: [] });
+      if (!groups.has(k))
+        groups.set(k, {
+          method: r.method,
+          budget: r.budget,
+          trajectories: 0,
+          values: 0,
+          survived: 0,
+          tokensIn: 0,
+          tokensOut: 0,
+          exactOver: 0,
+          estOver: 0,
+          flagged: 0,
+          violations: 0,
+          withViolations: [],
+          fallbacks: 0,
+          perTraj: [],
+        });
       const g = groups.get(k);
       g.trajectories++;
       g.values += r.values;
@@ -200,7 +264,21 @@ export function invariantRows(sweeps) {
     const family = s.family;
     for (const r of s.rows) {
       const k = `${family}|${r.method}`;
-      if (!groups.has(k)) groups.set(k, { family, method: r.method, runs: 0, failed: 0, fits: 0, flagged: 0, exactOver: 0, exactRuns: 0, fallbacks: 0, lastTurnWhole: 0, lastTurnRuns: 0, sessions: new Set() });
+      if (!groups.has(k))
+        groups.set(k, {
+          family,
+          method: r.method,
+          runs: 0,
+          failed: 0,
+          fits: 0,
+          flagged: 0,
+          exactOver: 0,
+          exactRuns: 0,
+          fallbacks: 0,
+          lastTurnWhole: 0,
+          lastTurnRuns: 0,
+          sessions: new Set(),
+        });
       const g = groups.get(k);
       g.runs++;
       g.sessions.add(s.name);
@@ -228,14 +306,53 @@ export function invariantRows(sweeps) {
 /** Cleaner savings rows (the seed log line's fields), exact tokens beside the estimate. */
 export function cleanerRows(sweeps) {
   const rows = [];
-  const tau = { sessions: 0, messagesBefore: 0, messagesAfter: 0, tokensBefore: 0, tokensAfter: 0, exactBefore: 0, exactAfter: 0, cleanedRC: 0, cleanedThink: 0, dropTool: 0, dropAsstTC: 0, perSession: [] };
+  const tau = {
+    sessions: 0,
+    messagesBefore: 0,
+    messagesAfter: 0,
+    tokensBefore: 0,
+    tokensAfter: 0,
+    exactBefore: 0,
+    exactAfter: 0,
+    cleanedRC: 0,
+    cleanedThink: 0,
+    dropTool: 0,
+    dropAsstTC: 0,
+    perSession: [],
+  };
   for (const s of sweeps) {
     if (!s || s.error || s.shape !== "openclaw") continue;
     const st = s.clean;
-    const row = { name: s.name, family: s.family, messagesBefore: st.messagesBefore, messagesAfter: st.messagesAfter, tokensBefore: st.tokensBefore, tokensAfter: st.tokensAfter, exactBefore: s.cleanExact.before, exactAfter: s.cleanExact.after, cleanedRC: st.cleanedRC, cleanedThink: st.cleanedThink, dropTool: st.dropTool, dropAsstTC: st.dropAsstTC, fallback: s.cleanFallback };
+    const row = {
+      name: s.name,
+      family: s.family,
+      messagesBefore: st.messagesBefore,
+      messagesAfter: st.messagesAfter,
+      tokensBefore: st.tokensBefore,
+      tokensAfter: st.tokensAfter,
+      exactBefore: s.cleanExact.before,
+      exactAfter: s.cleanExact.after,
+      cleanedRC: st.cleanedRC,
+      cleanedThink: st.cleanedThink,
+      dropTool: st.dropTool,
+      dropAsstTC: st.dropAsstTC,
+      fallback: s.cleanFallback,
+    };
     if (s.family === "taubench") {
       tau.sessions++;
-      for (const k of ["messagesBefore", "messagesAfter", "tokensBefore", "tokensAfter", "exactBefore", "exactAfter", "cleanedRC", "cleanedThink", "dropTool", "dropAsstTC"]) tau[k] += row[k];
+      for (const k of [
+        "messagesBefore",
+        "messagesAfter",
+        "tokensBefore",
+        "tokensAfter",
+        "exactBefore",
+        "exactAfter",
+        "cleanedRC",
+        "cleanedThink",
+        "dropTool",
+        "dropAsstTC",
+      ])
+        tau[k] += row[k];
       tau.perSession.push(1 - row.exactAfter / row.exactBefore);
     } else if (s.family !== "locomo") rows.push(row);
   }
@@ -250,5 +367,11 @@ export function cleanerRows(sweeps) {
 export function cacheRows(replays) {
   return replays
     .filter((r) => r && !r.error)
-    .map((r) => ({ ...r, meanReuse: round(r.meanReuse), meanTokens: round(r.meanTokens, 1), meanUncached: round(r.meanUncached, 1), worst: r.worst.map((w) => ({ ...w, reuse: round(w.reuse) })) }));
+    .map((r) => ({
+      ...r,
+      meanReuse: round(r.meanReuse),
+      meanTokens: round(r.meanTokens, 1),
+      meanUncached: round(r.meanUncached, 1),
+      worst: r.worst.map((w) => ({ ...w, reuse: round(w.reuse) })),
+    }));
 }

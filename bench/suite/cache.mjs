@@ -7,15 +7,29 @@
 // and the turns a call queues for a summary get the core's extractive summary before the next
 // call (what the plugin's background step does without an LLM).
 //
-// Per request k > first: the longest common prefix, message by message (same object or equal
-// JSON), in exact tokens, divided by the previous request's exact size: the share of the
-// previous prompt a provider could serve from its cache. Also the request size and the part
-// of it outside that prefix (what is billed at the full input price).
-import { engine, applyPlan, exactMessage, readSession, turnStarts, userText, recencySteps, estimates, messageSearchText } from "./common.mjs";
+// Per request k > first, measured by js/core/cache.js (the rule the replay command uses): the
+// longest common prefix, message by message (equal JSON), in exact tokens, divided by the
+// previous request's exact size: the share of the previous prompt a provider could serve from
+// its cache. Also the request size and the part of it outside that prefix (what is billed at
+// the full input price). A break is a request that does not start with the whole previous
+// one; its position and cause (stub rewritten, summary landed, …) are recorded.
+import { engine, applyPlan, exactMessage, readSession, turnStarts, userText, recencySteps, estimates } from "./common.mjs";
 import { METHODS } from "./methods.mjs";
+// The reuse rule is the product's own (the replay command and the playground measure with it too).
+import { compareRequests } from "../../js/core/cache.js";
 
 const SUMMARY_TOKENS = 120;
-const preview = (m) => `${m?.role}: ${messageSearchText(m).replace(/\s+/g, " ").slice(0, 140)}`;
+
+/** Counts of each value, most frequent first (the first `k`). */
+function top(values, k = 5) {
+  const counts = {};
+  for (const v of values) counts[v] = (counts[v] ?? 0) + 1;
+  return Object.fromEntries(
+    Object.entries(counts)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, k),
+  );
+}
 
 /** Replays one session with one method. */
 export async function replay({ name, file, budget, method, maxTurns = Infinity }) {
@@ -29,7 +43,6 @@ export async function replay({ name, file, budget, method, maxTurns = Infinity }
   let fed = 0;
   const summaries = new Set();
   let prev = null;
-  let prevTokens = 0;
   const perTurn = [];
   let fallbacks = 0;
   let summariesMade = 0;
@@ -81,28 +94,34 @@ export async function replay({ name, file, budget, method, maxTurns = Infinity }
         if (Object.keys(add).length) s.setSummaries(add);
       }
       const out = applyPlan(history, steps);
-      const tokens = out.reduce((n, x) => n + exactMessage(x), 0);
+      const c = compareRequests(prev, out, exactMessage);
       if (prev) {
-        let common = 0;
-        let i = 0;
-        while (i < prev.length && i < out.length && (prev[i] === out[i] || JSON.stringify(prev[i]) === JSON.stringify(out[i]))) {
-          common += exactMessage(prev[i]);
-          i++;
-        }
-        const row = { turn: k, reuse: prevTokens > 0 ? common / prevTokens : 1, commonTokens: common, tokens, uncached: tokens - common, commonMessages: i, messages: out.length };
-        // Where the prefix broke: the first differing message of both requests.
-        if (i < prev.length) row.diff = { index: i, previous: preview(prev[i]), current: i < out.length ? preview(out[i]) : null };
+        const row = {
+          turn: k,
+          reuse: c.reuse,
+          commonTokens: c.commonTokens,
+          tokens: c.tokens,
+          uncached: c.tokens - c.commonTokens,
+          commonMessages: c.commonMessages,
+          messages: out.length,
+        };
+        // Where the prefix broke, and why (js/core/cache.js).
+        if (c.break) row.diff = c.break;
         perTurn.push(row);
       }
       prev = out;
-      prevTokens = tokens;
     }
   } finally {
     s?.free();
   }
   const n = perTurn.length;
   const sum = (k) => perTurn.reduce((a, t) => a + t[k], 0);
+  // A break: a request that does not start with the whole previous one (js/core/cache.js).
+  const broken = perTurn.filter((t) => t.diff);
   const inputTokens = messages.slice(0, starts[last - 1] ?? 0).reduce((a, x) => a + exactMessage(x), 0);
+  // how many prefix breaks kept each number of leading messages
+  const breaksAt = {};
+  for (const t of perTurn) if (t.reuse < 0.5) breaksAt[t.commonMessages] = (breaksAt[t.commonMessages] ?? 0) + 1;
   return {
     name,
     method,
@@ -115,8 +134,15 @@ export async function replay({ name, file, budget, method, maxTurns = Infinity }
     fallbacks,
     summariesMade,
     unfolds,
-    breaks: perTurn.filter((t) => t.reuse < 0.5).length,
-    breakAtIndex: Object.fromEntries(Object.entries(perTurn.filter((t) => t.reuse < 0.5).reduce((h, t) => ((h[t.commonMessages] = (h[t.commonMessages] ?? 0) + 1), h), {})).sort((a, b) => b[1] - a[1]).slice(0, 5)),
-    worst: perTurn.slice().sort((a, b) => a.reuse - b.reuse || a.turn - b.turn).slice(0, 3),
+    breaks: broken.length,
+    breakAtIndex: top(broken.map((t) => t.commonMessages)),
+    breakReasons: top(
+      broken.map((t) => t.diff.reason),
+      Infinity,
+    ),
+    worst: perTurn
+      .slice()
+      .sort((a, b) => a.reuse - b.reuse || a.turn - b.turn)
+      .slice(0, 3),
   };
 }

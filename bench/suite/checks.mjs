@@ -12,8 +12,9 @@ import { REPO } from "./common.mjs";
 // measured when they were set (bench/README.md gives the figures), so an engine change that
 // loses much of the gain fails CI; raise them as the engine improves.
 export const DEFAULT_MARGIN = 0.2;
-/** The size target of the shipped wasm core: 120 KB gzip -9 (bench/size/README.md). */
-export const WASM_GZIP_LIMIT = 120 * 1024;
+/** The size ceiling of the shipped wasm core: 200 KiB gzip -9, a guard against pulling in
+ * something large by accident, not a target (bench/size/README.md). */
+export const WASM_GZIP_LIMIT = 200 * 1024;
 export const PROMPT_MARGIN = 0.2;
 export const MARGIN_BUDGETS = [4000, 8000];
 
@@ -27,24 +28,48 @@ export function fastChecks(results, raw, { margin, deterministic, manifest }) {
   const skip = (name, why) => lines.push(`skip ${name} (${why})`);
   const hasLocomo = manifest.locomo.chat.length > 0;
   const hasTau = manifest.taubench.length > 0;
+  // CI always has the evaluation data: a check whose data is missing fails, it is not skipped.
+  const noData = (what) => `no ${what} data in ${manifest.dataDir ?? "the data folder"}`;
   const check = (name, ok, detail = "") => {
     if (ok) passed++;
     else failed++;
     lines.push(`${ok ? "ok  " : "FAIL"} ${name}${detail ? ` (${detail})` : ""}`);
   };
 
-  check("no task crashed", results.errors.length === 0, results.errors.slice(0, 3).map((e) => `${e.task.kind} ${e.task.session ?? e.task.name}: ${e.error}`).join("; "));
+  check(
+    "no task crashed",
+    results.errors.length === 0,
+    results.errors
+      .slice(0, 3)
+      .map((e) => `${e.task.kind} ${e.task.session ?? e.task.name}: ${e.error}`)
+      .join("; "),
+  );
 
   // Invariants: every sweep row, idempotence of clean
   const inv = results.invariants;
   const runs = inv.rows.reduce((n, r) => n + r.runs, 0);
-  check(`invariants hold on ${runs} engine runs (validity, determinism, reuse, budget, live turn)`, inv.failures.length === 0, inv.failures.slice(0, 3).map((f) => `${f.session} ${f.method} ${f.budget}: ${f.fail}`).join("; "));
-  check(`clean is idempotent on ${inv.idempotence.sessions} sessions`, inv.idempotence.idempotent === inv.idempotence.sessions, inv.idempotence.failures.slice(0, 3).map((f) => f.session).join(", "));
+  check(
+    `invariants hold on ${runs} engine runs (validity, determinism, reuse, budget, live turn)`,
+    inv.failures.length === 0,
+    inv.failures
+      .slice(0, 3)
+      .map((f) => `${f.session} ${f.method} ${f.budget}: ${f.fail}`)
+      .join("; "),
+  );
+  check(
+    `clean is idempotent on ${inv.idempotence.sessions} sessions`,
+    inv.idempotence.idempotent === inv.idempotence.sessions,
+    inv.idempotence.failures
+      .slice(0, 3)
+      .map((f) => f.session)
+      .join(", "),
+  );
 
   // tau-bench pairing
   const tauViolations = results.taubench.rows.reduce((n, r) => n + r.violations, 0);
-  if (hasTau) check(`no pairing violations on tau-bench prefixes (${results.taubench.trajectories} trajectories)`, tauViolations === 0, `${tauViolations} violations`);
-  else skip("tau-bench pairing", "no tau-bench data");
+  if (hasTau)
+    check(`no pairing violations on tau-bench prefixes (${results.taubench.trajectories} trajectories)`, tauViolations === 0, `${tauViolations} violations`);
+  else check("no pairing violations on tau-bench prefixes", false, noData("tau-bench"));
 
   // Budget by the engine's estimate, on every LoCoMo and tau-bench engine call
   let over = 0;
@@ -71,15 +96,16 @@ export function fastChecks(results, raw, { margin, deterministic, manifest }) {
   const wasmFile = join(REPO, "pkg-template", "wasm", "contextfold_bg.wasm");
   if (existsSync(wasmFile)) {
     const gz = gzipSize(wasmFile, readFileSync(wasmFile));
-    check(`the wasm core is at most ${WASM_GZIP_LIMIT / 1024} KB gzipped`, gz <= WASM_GZIP_LIMIT, `${gz} B gzip -9, limit ${WASM_GZIP_LIMIT} B`);
+    check(`the wasm core is at most ${WASM_GZIP_LIMIT / 1024} KiB gzipped`, gz <= WASM_GZIP_LIMIT, `${gz} B gzip -9, limit ${WASM_GZIP_LIMIT} B`);
   } else skip("wasm size", "pkg-template/wasm not built");
 
   // Recall margin over recency
   if (!hasLocomo) {
-    skip("LoCoMo recall margins", "no LoCoMo data");
+    check("LoCoMo recall margins", false, noData("LoCoMo"));
     return { passed, failed, lines };
   }
-  const cell = (method, mode, budget) => results.locomo.cells.find((r) => r.variant === "chat" && r.method === method && r.mode === mode && r.budget === budget);
+  const cell = (method, mode, budget) =>
+    results.locomo.cells.find((r) => r.variant === "chat" && r.method === method && r.mode === mode && r.budget === budget);
   for (const b of MARGIN_BUDGETS) {
     const f = cell("fold", "focused", b);
     const r = cell("recency", "agnostic", b);
@@ -88,14 +114,25 @@ export function fastChecks(results, raw, { margin, deterministic, manifest }) {
       continue;
     }
     const d = f.strict - r.strict;
-    check(`LoCoMo chat strict recall at ${b / 1000}k: fold (focused) ≥ recency ${fmt(margin)}`, d >= margin - 1e-9, `fold ${f.strict.toFixed(3)}, recency ${r.strict.toFixed(3)}, difference ${fmt(d)}`);
+    check(
+      `LoCoMo chat strict recall at ${b / 1000}k: fold (focused) ≥ recency ${fmt(margin)}`,
+      d >= margin - 1e-9,
+      `fold ${f.strict.toFixed(3)}, recency ${r.strict.toFixed(3)}, difference ${fmt(d)}`,
+    );
   }
   for (const b of MARGIN_BUDGETS) {
     const f = cell("fold", "focused", b);
     const a = cell("fold", "agnostic", b);
-    if (!f || !a) continue;
+    if (!f || !a) {
+      check(`LoCoMo chat strict recall at ${b / 1000}k: fold focused ≥ fold agnostic ${fmt(PROMPT_MARGIN)}`, false, "cell missing");
+      continue;
+    }
     const d = f.strict - a.strict;
-    check(`LoCoMo chat strict recall at ${b / 1000}k: fold focused ≥ fold agnostic ${fmt(PROMPT_MARGIN)}`, d >= PROMPT_MARGIN - 1e-9, `focused ${f.strict.toFixed(3)}, agnostic ${a.strict.toFixed(3)}, difference ${fmt(d)}`);
+    check(
+      `LoCoMo chat strict recall at ${b / 1000}k: fold focused ≥ fold agnostic ${fmt(PROMPT_MARGIN)}`,
+      d >= PROMPT_MARGIN - 1e-9,
+      `focused ${f.strict.toFixed(3)}, agnostic ${a.strict.toFixed(3)}, difference ${fmt(d)}`,
+    );
   }
   return { passed, failed, lines };
 }

@@ -36,7 +36,10 @@ export function snapshotEngine(dir) {
   cpSync(join(REPO, "js", "core"), join(dir, "js", "core"), { recursive: true });
   cpSync(wasmDir, join(dir, "wasm"), { recursive: true });
   useEngine(dir);
-  return createHash("sha256").update(readFileSync(join(dir, "wasm", "contextfold_bg.wasm"))).digest("hex").slice(0, 12);
+  return createHash("sha256")
+    .update(readFileSync(join(dir, "wasm", "contextfold_bg.wasm")))
+    .digest("hex")
+    .slice(0, 12);
 }
 
 /** Loads the engine from a snapshot made by `snapshotEngine` (worker threads). */
@@ -116,7 +119,9 @@ export const exactMessages = (ms) => ms.reduce((n, m) => n + exactMessage(m), 0)
 
 /** Reads an OpenClaw session JSONL: its entries (header excluded) and the message list. */
 export function readSession(path) {
-  const lines = readFileSync(path, "utf8").split("\n").filter((l) => l.trim());
+  const lines = readFileSync(path, "utf8")
+    .split("\n")
+    .filter((l) => l.trim());
   const all = lines.map((l) => JSON.parse(l));
   const header = all.find((e) => e.type === "session") ?? null;
   const entries = all.filter((e) => e.type !== "session");
@@ -139,7 +144,10 @@ export function turnStarts(messages) {
 /** The visible text of a user message (its text parts). */
 export function userText(m) {
   if (typeof m?.content === "string") return m.content;
-  return (Array.isArray(m?.content) ? m.content : []).filter((p) => p?.type === "text").map((p) => p.text ?? "").join("\n");
+  return (Array.isArray(m?.content) ? m.content : [])
+    .filter((p) => p?.type === "text")
+    .map((p) => p.text ?? "")
+    .join("\n");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -179,12 +187,16 @@ export function estimates(core, messages) {
 // ---------------------------------------------------------------------------------------
 // Small helpers
 
-
 /** A fixed-seed sample of `k` items, in their original order. */
 export function sampleOf(items, k, seed) {
   if (items.length <= k) return items.slice();
   const r = rng(seed);
-  const idx = items.map((_, i) => [r(), i]).sort((a, b) => a[0] - b[0]).slice(0, k).map((x) => x[1]).sort((a, b) => a - b);
+  const idx = items
+    .map((_, i) => [r(), i])
+    .sort((a, b) => a[0] - b[0])
+    .slice(0, k)
+    .map((x) => x[1])
+    .sort((a, b) => a - b);
   return idx.map((i) => items[i]);
 }
 

@@ -28,13 +28,24 @@ export function prepare({ dataDir, outDir, fast }) {
   const dir = join(outDir, "sessions");
   mkdirSync(dir, { recursive: true });
   const write = (file, text) => writeFileSync(join(dir, file), text);
-  const manifest = { dataDir, sessionsDir: dir, fast: !!fast, locomo: { chat: [], agentic: [], multitopic: [] }, taubench: [], claudeCode: [], sample: null, lines: "locomo.lines.json" };
+  const manifest = {
+    dataDir,
+    sessionsDir: dir,
+    fast: !!fast,
+    locomo: { chat: [], agentic: [], multitopic: [] },
+    taubench: [],
+    claudeCode: [],
+    sample: null,
+    lines: "locomo.lines.json",
+  };
 
   // LoCoMo: every file in locomo/ (the dev file here; the full set elsewhere)
   const locomoDir = join(dataDir, "locomo");
   let samples = [];
   if (existsSync(locomoDir)) {
-    for (const f of readdirSync(locomoDir).filter((f) => f.endsWith(".json")).sort()) {
+    for (const f of readdirSync(locomoDir)
+      .filter((f) => f.endsWith(".json"))
+      .sort()) {
       const data = JSON.parse(readFileSync(join(locomoDir, f), "utf8"));
       samples.push(...(Array.isArray(data) ? data : [data]));
     }
@@ -49,7 +60,7 @@ export function prepare({ dataDir, outDir, fast }) {
       for (const session of c.sessions) for (const t of session.turns) lines[c.sampleId][t.diaId] = renderLine(t);
     }
     write(manifest.lines, JSON.stringify(lines) + "\n");
-    for (const variant of ["chat", "agentic", "multitopic"]) {
+    for (const variant of /** @type {const} */ (["chat", "agentic", "multitopic"])) {
       const results = convertLocomo(samples, { variant });
       for (const r of results) {
         write(`${r.name}.jsonl`, r.jsonl);
@@ -64,12 +75,19 @@ export function prepare({ dataDir, outDir, fast }) {
   const tauDir = join(dataDir, "taubench");
   if (existsSync(tauDir)) {
     const all = [];
-    for (const f of readdirSync(tauDir).filter((f) => f.endsWith(".json")).sort()) {
+    for (const f of readdirSync(tauDir)
+      .filter((f) => f.endsWith(".json"))
+      .sort()) {
       const items = JSON.parse(readFileSync(join(tauDir, f), "utf8"));
       all.push(...convertTaubench(items, { source: basename(f, ".json") }));
     }
     let picked = all;
-    if (fast) picked = sampleOf(all.filter((r) => r.sidecar.queryIndex != null), FAST.taubench, FAST.seed);
+    if (fast)
+      picked = sampleOf(
+        all.filter((r) => r.sidecar.queryIndex != null),
+        FAST.taubench,
+        FAST.seed,
+      );
     for (const r of picked) {
       write(`${r.name}.jsonl`, r.jsonl);
       write(`${r.name}.query.json`, json(r.sidecar));
@@ -81,7 +99,9 @@ export function prepare({ dataDir, outDir, fast }) {
   // Claude Code transcripts
   const ccDir = join(dataDir, "claude-code");
   if (existsSync(ccDir) && statSync(ccDir).isDirectory()) {
-    for (const f of readdirSync(ccDir).filter((f) => f.endsWith(".jsonl")).sort()) {
+    for (const f of readdirSync(ccDir)
+      .filter((f) => f.endsWith(".jsonl"))
+      .sort()) {
       const name = `claude-code.${basename(f, ".jsonl")}`;
       const r = convertClaudeCode(readFileSync(join(ccDir, f), "utf8"), { name });
       write(`${name}.jsonl`, r.jsonl);

@@ -16,7 +16,6 @@
 //                 message is kept verbatim and the latest turn is never stubbed, summarized
 //                 or truncated (its tool chatter before the frontier is cleaned by design).
 // Per session: idempotence of clean (cleaning the cleaned output changes nothing).
-import { join } from "node:path";
 import { engine, applyPlan, exactMessages, readSession, readJson, checkPairing, turnStarts } from "./common.mjs";
 import { METHODS, planner } from "./methods.mjs";
 
@@ -47,7 +46,8 @@ function sameRoleNeighbours(ms) {
 export function validity(input, steps) {
   const fails = [];
   const out = applyPlan(input, steps);
-  for (let p = 1; p < steps.length; p++) if (!(steps[p].source > steps[p - 1].source)) fails.push(`order: step ${p} source ${steps[p].source} after ${steps[p - 1].source}`);
+  for (let p = 1; p < steps.length; p++)
+    if (!(steps[p].source > steps[p - 1].source)) fails.push(`order: step ${p} source ${steps[p].source} after ${steps[p - 1].source}`);
   const inPair = checkPairing(input);
   const outPair = checkPairing(out);
   if (outPair.violations.length > inPair.violations.length) fails.push(`pairing (rules 1/2/4): ${JSON.stringify(outPair.violations.slice(0, 3))}`);
@@ -66,10 +66,12 @@ export function validity(input, steps) {
     const outParts = Array.isArray(m.content) ? m.content : [];
     const srcJson = new Set(srcParts.map((x) => JSON.stringify(x)));
     for (const part of outParts) {
-      if ((part?.type === "thinking" || part?.type === "redacted_thinking") && !srcJson.has(JSON.stringify(part))) fails.push(`rule 7: step ${p} has a thinking block not byte-identical to one of its source`);
+      if ((part?.type === "thinking" || part?.type === "redacted_thinking") && !srcJson.has(JSON.stringify(part)))
+        fails.push(`rule 7: step ${p} has a thinking block not byte-identical to one of its source`);
       if (part?.type === "image" && !srcJson.has(JSON.stringify(part))) fails.push(`rule 13: step ${p} has an image not found whole in its source`);
     }
-    if ((src.role === "assistant" || src.role === "toolResult") && Array.isArray(src.content) && !Array.isArray(m.content)) fails.push(`rule 14: step ${p} content is no longer an array`);
+    if ((src.role === "assistant" || src.role === "toolResult") && Array.isArray(src.content) && !Array.isArray(m.content))
+      fails.push(`rule 14: step ${p} content is no longer an array`);
     for (const k of Object.keys(src)) {
       if (["content", "tool_calls", "reasoning_content"].includes(k)) continue;
       if (!same(src[k], m[k])) fails.push(`rule 15: step ${p} changed field ${k}`);
@@ -78,7 +80,8 @@ export function validity(input, steps) {
   out.forEach((m, p) => {
     if (isEmpty(m)) fails.push(`rule 10: step ${p} is an empty ${m.role} message`);
   });
-  if (firstConversational(input)?.role === "user" && out.length && firstConversational(out)?.role !== "user") fails.push("rule 11: output does not start with a user message");
+  if (firstConversational(input)?.role === "user" && out.length && firstConversational(out)?.role !== "user")
+    fails.push("rule 11: output does not start with a user message");
   if (sameRoleNeighbours(out) > sameRoleNeighbours(input)) fails.push("rule 12: new same-role neighbours");
   return fails;
 }
@@ -115,7 +118,7 @@ function liveTurn(input, steps, result) {
  * Sweeps one session. `shape`: "openclaw" (all checks) or "anthropic" (determinism, reuse,
  * budget, idempotence only).
  */
-export async function sweepSession(manifest, { name, file, budgets, methods, shape = "openclaw", prompt = null }) {
+export async function sweepSession(_manifest, { name, file, budgets, methods, shape = "openclaw", prompt = null }) {
   const { core, applySteps } = await engine();
   let session;
   if (shape === "anthropic") {
@@ -129,7 +132,13 @@ export async function sweepSession(manifest, { name, file, budgets, methods, sha
   try {
     for (const method of methods) {
       for (const budget of method === "clean" ? [budgets[budgets.length - 1]] : budgets) {
-        const req = { messages, ...(session.entries ? { entries: session.entries } : {}), budget, config: METHODS[method].config, prompt: METHODS[method].prompt ? prompt : null };
+        const req = {
+          messages,
+          ...(session.entries ? { entries: session.entries } : {}),
+          budget,
+          config: METHODS[method].config,
+          prompt: METHODS[method].prompt ? prompt : null,
+        };
         const a = JSON.stringify(core.assembleOnce(req));
         const b = JSON.stringify(core.assembleOnce(req));
         const r = JSON.parse(a);
@@ -161,7 +170,9 @@ export async function sweepSession(manifest, { name, file, budgets, methods, sha
           estimated: r.estimatedTokens,
           fallback: r.fallback ?? null,
           lastTurnWhole: whole,
-          decisions: r.stats ? { kept: r.stats.kept, cleaned: r.stats.cleaned, truncated: r.stats.truncated, summarized: r.stats.summarized, stubbed: r.stats.stubbed } : null,
+          decisions: r.stats
+            ? { kept: r.stats.kept, cleaned: r.stats.cleaned, truncated: r.stats.truncated, summarized: r.stats.summarized, stubbed: r.stats.stubbed }
+            : null,
         });
       }
     }
@@ -173,6 +184,20 @@ export async function sweepSession(manifest, { name, file, budgets, methods, sha
   const once = applySteps(messages, c1.steps);
   const c2 = core.clean(once, {});
   const twice = applySteps(once, c2.steps);
-  const idempotent = c2.steps.every((s, i) => s.source === i && s.message === undefined) && c2.steps.length === once.length && JSON.stringify(twice) === JSON.stringify(once);
-  return { name, shape, messages: messages.length, tokensIn, idempotent, idempotenceDetail: idempotent ? null : { steps: c2.steps.length, changed: c2.steps.filter((s, i) => s.source !== i || s.message !== undefined).length, stats: c2.stats }, clean: c1.stats, cleanFallback: c1.fallback ?? null, cleanExact: shape === "openclaw" ? { before: tokensIn, after: exactMessages(once) } : null, rows };
+  const idempotent =
+    c2.steps.every((s, i) => s.source === i && s.message === undefined) && c2.steps.length === once.length && JSON.stringify(twice) === JSON.stringify(once);
+  return {
+    name,
+    shape,
+    messages: messages.length,
+    tokensIn,
+    idempotent,
+    idempotenceDetail: idempotent
+      ? null
+      : { steps: c2.steps.length, changed: c2.steps.filter((s, i) => s.source !== i || s.message !== undefined).length, stats: c2.stats },
+    clean: c1.stats,
+    cleanFallback: c1.fallback ?? null,
+    cleanExact: shape === "openclaw" ? { before: tokensIn, after: exactMessages(once) } : null,
+    rows,
+  };
 }

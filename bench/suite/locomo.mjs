@@ -103,7 +103,15 @@ function score(c, a, q) {
       if (s.message === undefined) return true;
       return !(turn && FOLDED.has(turn.decision)) && line !== "" && messageSearchText(s.message).includes(line);
     });
-    if (!ok) lost.push({ dia: id, message: mi, turn: turn?.id ?? null, decision: turn?.decision ?? (a.positions.has(mi) ? "replaced" : "dropped"), reason: turn?.reason ?? null, topic: turn?.topic ?? null });
+    if (!ok)
+      lost.push({
+        dia: id,
+        message: mi,
+        turn: turn?.id ?? null,
+        decision: turn?.decision ?? (a.positions.has(mi) ? "replaced" : "dropped"),
+        reason: turn?.reason ?? null,
+        topic: turn?.topic ?? null,
+      });
   }
   const strict = lost.length === 0;
   // Whether the engine put every evidence turn's topic among the ones this request is about
@@ -158,7 +166,15 @@ export async function runCell(manifest, task) {
 /** Exact tokens of the input of a session (for the report's dataset table). */
 export async function sessionInfo(manifest, name) {
   const c = await load(manifest, name);
-  return { name, messages: c.session.messages.length, turns: c.session.messages.filter((m) => m.role === "user").length, tokensIn: c.tokensIn, estimatedIn: c.plan.est.reduce((a, b) => a + b, 0), questions: c.questions.length, answerInEvidence: c.questions.filter((q) => q.answerInEvidence).length };
+  return {
+    name,
+    messages: c.session.messages.length,
+    turns: c.session.messages.filter((m) => m.role === "user").length,
+    tokensIn: c.tokensIn,
+    estimatedIn: c.plan.est.reduce((a, b) => a + b, 0),
+    questions: c.questions.length,
+    answerInEvidence: c.questions.filter((q) => q.answerInEvidence).length,
+  };
 }
 
 export { exactMessage };

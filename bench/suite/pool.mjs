@@ -7,6 +7,8 @@ export const defaultJobs = () => Math.max(1, Math.min(4, availableParallelism())
 
 /**
  * Runs `tasks` on `jobs` threads. `onDone(done, total, task, result)` reports progress.
+ * @param {any[]} tasks
+ * @param {{jobs?: number, manifest: any, onDone?: (done: number, total: number, task: any, result: any) => void}} o
  * A task that throws yields `{error}` in its slot.
  */
 export function runPool(tasks, { jobs = defaultJobs(), manifest, onDone = () => {} }) {

@@ -5,7 +5,7 @@ import { sweepSession } from "./invariants.mjs";
 import { replay } from "./cache.mjs";
 import { engine } from "./common.mjs";
 
-const KINDS = { locomo: runCell, locomoInfo: (m, t) => sessionInfo(m, t.session), taubench: runTrajectory, sweep: sweepSession, replay: (m, t) => replay(t) };
+const KINDS = { locomo: runCell, locomoInfo: (m, t) => sessionInfo(m, t.session), taubench: runTrajectory, sweep: sweepSession, replay: (_m, t) => replay(t) };
 
 export async function runTask(manifest, task) {
   const fn = KINDS[task.kind];

@@ -40,8 +40,7 @@ function walk(dir, keep, out = []) {
   return out;
 }
 
-const docs = (paths) =>
-  paths.map((p) => ({ name: p, text: readText(p) })).filter((d) => d.text && d.text.trim().length > 0);
+const docs = (paths) => paths.map((p) => ({ name: p, text: readText(p) })).filter((d) => d.text && d.text.trim().length > 0);
 
 /** True for minified or generated one-line code (average line longer than 200 chars). */
 const minified = (text) => text.length / (text.split("\n").length || 1) > 200;
@@ -148,8 +147,7 @@ function benchPackageDir(benchDir, name) {
 }
 
 /** Files of a dataset folder with the given extension (any copy of the datasets). */
-export const dataFiles = (dataDir, folder, ext) =>
-  walk(join(dataDir, folder), (n) => n.endsWith(ext) && !/licen[cs]e/i.test(n));
+export const dataFiles = (dataDir, folder, ext) => walk(join(dataDir, folder), (n) => n.endsWith(ext) && !/licen[cs]e/i.test(n));
 
 // ---------------------------------------------------------------------------------------
 // Extraction from formats
@@ -314,7 +312,7 @@ function gettextCatalogs(lang) {
   const out = [];
   for (const p of walk(dir, (n) => n.endsWith(".mo") && !n.startsWith("iso"))) {
     const msgs = readMo(p);
-    if (msgs && msgs.length) out.push({ name: p, text: msgs.join("\n") });
+    if (msgs?.length) out.push({ name: p, text: msgs.join("\n") });
   }
   return out;
 }
@@ -362,12 +360,19 @@ export function categories({ repo, benchDir, dataDir }) {
   const crates = lockedCrates(repo);
   const npm = npmDir();
   const ts = benchPackageDir(benchDir, "typescript");
-  const serdeJson = crates.filter((c) => c.name === "serde_json").map((c) => registryDir(c.name, c.version)).find(Boolean);
+  const serdeJson = crates
+    .filter((c) => c.name === "serde_json")
+    .map((c) => registryDir(c.name, c.version))
+    .find(Boolean);
 
   const markdown = docs([
     ...["README.md", "HACKING.md"].map((f) => join(repo, f)).filter(existsSync),
     ...(npm ? walk(join(npm, "docs", "content"), (n) => n.endsWith(".md")) : []),
-    ...crates.map((c) => registryDir(c.name, c.version)).filter(Boolean).map((d) => join(d, "README.md")).filter(existsSync),
+    ...crates
+      .map((c) => registryDir(c.name, c.version))
+      .filter(Boolean)
+      .map((d) => join(d, "README.md"))
+      .filter(existsSync),
   ]);
   const rust = docs([
     ...walk(join(repo, "crate", "src"), (n) => n.endsWith(".rs")),
@@ -386,7 +391,11 @@ export function categories({ repo, benchDir, dataDir }) {
       name: "English prose",
       sources: [
         { name: "LoCoMo dialog", origin: "<data>/locomo/*.json, `Speaker: text` per turn, one document per session", docs: locomoSessions(dataDir) },
-        { name: "Markdown docs", origin: "README.md, HACKING.md; npm's docs/content/**/*.md; README.md of the crates Cargo.lock pins (cargo registry)", docs: markdown },
+        {
+          name: "Markdown docs",
+          origin: "README.md, HACKING.md; npm's docs/content/**/*.md; README.md of the crates Cargo.lock pins (cargo registry)",
+          docs: markdown,
+        },
       ],
     },
     {
@@ -399,16 +408,18 @@ export function categories({ repo, benchDir, dataDir }) {
     {
       name: "JSON tool output",
       sources: [
-        { name: "tau-bench tool results", origin: "<data>/taubench/*.json, distinct `content` of `role: \"tool\"` messages", docs: taubenchToolResults(dataDir) },
-        { name: "cargo metadata", origin: "`cargo metadata --format-version 1 --offline --filter-platform <host>` of this workspace, compact + 2-space pretty", docs: cargoMetadata(repo) },
+        { name: "tau-bench tool results", origin: '<data>/taubench/*.json, distinct `content` of `role: "tool"` messages', docs: taubenchToolResults(dataDir) },
+        {
+          name: "cargo metadata",
+          origin: "`cargo metadata --format-version 1 --offline --filter-platform <host>` of this workspace, compact + 2-space pretty",
+          docs: cargoMetadata(repo),
+        },
         { name: "package.json", origin: "every package.json under npm's install directory", docs: packageJson },
       ],
     },
     {
       name: "Chinese",
-      sources: [
-        { name: "manpages-zh", origin: "Debian package manpages-zh, zh_CN pages as plain text, lines ≥ 40 % CJK", docs: chineseManPages() },
-      ],
+      sources: [{ name: "manpages-zh", origin: "Debian package manpages-zh, zh_CN pages as plain text, lines ≥ 40 % CJK", docs: chineseManPages() }],
     },
     {
       name: "Japanese + Korean",
@@ -444,7 +455,6 @@ export function categories({ repo, benchDir, dataDir }) {
 
 // ---------------------------------------------------------------------------------------
 // Sampling
-
 
 /** FNV-1a of a string, to derive one independent seed per source. */
 export function hash(s) {

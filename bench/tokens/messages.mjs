@@ -90,7 +90,13 @@ function claudeCode(dataDir) {
         else if (b.type === "thinking") parts.push({ type: "thinking", thinking: b.thinking, thinkingSignature: b.signature ?? "" });
         else if (b.type === "tool_use") parts.push({ type: "toolCall", id: b.id, name: b.name, arguments: b.input });
         else if (b.type === "tool_result") {
-          const body = typeof b.content === "string" ? b.content : (b.content ?? []).filter((x) => x.type === "text").map((x) => x.text).join("\n");
+          const body =
+            typeof b.content === "string"
+              ? b.content
+              : (b.content ?? [])
+                  .filter((x) => x.type === "text")
+                  .map((x) => x.text)
+                  .join("\n");
           messages.push({ role: "toolResult", toolCallId: b.tool_use_id, toolName: "", content: [text(body)], isError: !!b.is_error });
         }
       }

@@ -140,7 +140,9 @@ function fitRates(records, counts, free, base = {}) {
   for (const r of records) {
     const c = counts(r);
     const w = 1 / perCat.get(r.category);
-    const fixed = Object.keys(base).filter((k) => !free.includes(k)).reduce((s, k) => s + base[k] * c[k], 0);
+    const fixed = Object.keys(base)
+      .filter((k) => !free.includes(k))
+      .reduce((s, k) => s + base[k] * c[k], 0);
     const x = free.map((k) => c[k] / r.exact);
     const y = 1 - fixed / r.exact;
     for (let i = 0; i < free.length; i++) {
@@ -151,7 +153,7 @@ function fitRates(records, counts, free, base = {}) {
   const sol = solve(A, b);
   if (!sol) return null;
   const out = { ...base };
-  free.forEach((k, i) => (out[k] = sol[i]));
+  for (const [i, k] of free.entries()) out[k] = sol[i];
   return out;
 }
 /** The estimate of character counts `c` with `rates`, rounded up like the core. */
@@ -182,8 +184,15 @@ for (const cat of cats) {
       const est = estimate(text);
       if (est !== formula(classes)) mismatches++;
       records.push({
-        category: cat.name, source: src.name, text, chars: text.length, classes, fine: charFeatures(text),
-        exact: exact(text), cl100k: exactCl(text), est,
+        category: cat.name,
+        source: src.name,
+        text,
+        chars: text.length,
+        classes,
+        fine: charFeatures(text),
+        exact: exact(text),
+        cl100k: exactCl(text),
+        est,
       });
     }
     for (const text of sample(src, k, opts.seed + 1)) {
@@ -247,6 +256,7 @@ const version = (name) => {
 };
 let zh = "not installed";
 try {
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own format syntax
   zh = execFileSync("dpkg-query", ["-W", "-f=${Version}", "manpages-zh"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }) || zh;
 } catch {
   /* no dpkg */
@@ -257,14 +267,32 @@ const dataShown = rel.startsWith("..") && !rel.startsWith("../..") ? rel : dataD
 p("# Token estimate accuracy");
 p();
 p(`Estimate: contextfold core ${core.version} (\`crate/src/model/tokens.rs\`: ASCII/4.4 + CJK×0.8 + other×0.5, rounded up), called through the wasm build.`);
-p(`Reference: exact **o200k_base** (npm \`tiktoken\` ${version("tiktoken")}). Corpus: data \`${dataShown}\`, npm \`typescript\` ${version("typescript")}, manpages-zh ${zh}, node ${process.version}.`);
+p(
+  `Reference: exact **o200k_base** (npm \`tiktoken\` ${version("tiktoken")}). Corpus: data \`${dataShown}\`, npm \`typescript\` ${version("typescript")}, manpages-zh ${zh}, node ${process.version}.`,
+);
 p(`Samples: ${opts.n} slices of 300–8 000 characters per category (seed ${opts.seed}), shared equally among the category's sources.`);
 p("Error = (estimate − exact) / exact per sample; MAPE = mean |error|; bias = mean error (> 0: the estimate is too high); p90 = 90th percentile of |error|.");
 p("chars/4 = ⌈JS string length / 4⌉.");
 p();
 p("## Per category");
 p();
-p(row(["Category", "n", "chars / o200k token", "o200k tokens", "estimate", "**MAPE**", "bias", "p90", "chars/4", "chars/4 MAPE", "chars/4 bias", "chars/4 p90", "cl100k / o200k"]));
+p(
+  row([
+    "Category",
+    "n",
+    "chars / o200k token",
+    "o200k tokens",
+    "estimate",
+    "**MAPE**",
+    "bias",
+    "p90",
+    "chars/4",
+    "chars/4 MAPE",
+    "chars/4 bias",
+    "chars/4 p90",
+    "cl100k / o200k",
+  ]),
+);
 p(sep(13));
 for (const name of catNames) {
   const rs = byCat(records, name);
@@ -272,7 +300,23 @@ for (const name of catNames) {
   const n4 = stats(rs, (r) => naive(r.text));
   const chars = rs.reduce((a, r) => a + r.chars, 0);
   const cl = rs.reduce((a, r) => a + r.cl100k, 0);
-  p(row([name, e.n, (chars / e.exact).toFixed(2), int(e.exact), int(e.est), `**${pct(e.mape)}**`, pct(e.bias, true), pct(e.p90), int(n4.est), pct(n4.mape), pct(n4.bias, true), pct(n4.p90), (cl / e.exact).toFixed(3)]));
+  p(
+    row([
+      name,
+      e.n,
+      (chars / e.exact).toFixed(2),
+      int(e.exact),
+      int(e.est),
+      `**${pct(e.mape)}**`,
+      pct(e.bias, true),
+      pct(e.p90),
+      int(n4.est),
+      pct(n4.mape),
+      pct(n4.bias, true),
+      pct(n4.p90),
+      (cl / e.exact).toFixed(3),
+    ]),
+  );
 }
 if (skipped.length) {
   p();
@@ -291,12 +335,26 @@ for (const key of srcNames) {
   const cls = sumClasses(rs, "classes", CLASSES);
   const all = cls.ascii + cls.cjk + cls.other;
   const chars = rs.reduce((a, r) => a + r.chars, 0);
-  p(row([`${cat} / ${src}`, e.n, (chars / e.exact).toFixed(2), pct(cls.cjk / all), pct(cls.other / all), pct(e.mape), pct(e.bias, true), pct(n4.mape), pct(n4.bias, true)]));
+  p(
+    row([
+      `${cat} / ${src}`,
+      e.n,
+      (chars / e.exact).toFixed(2),
+      pct(cls.cjk / all),
+      pct(cls.other / all),
+      pct(e.mape),
+      pct(e.bias, true),
+      pct(n4.mape),
+      pct(n4.bias, true),
+    ]),
+  );
 }
 p();
 p("## Rates that would fit");
 p();
-p(`Rates are fitted on ${fitSet.length} other slices of the same sources (seed ${opts.seed + 1}) by least squares on the relative error, categories weighted equally, and evaluated on the samples above.`);
+p(
+  `Rates are fitted on ${fitSet.length} other slices of the same sources (seed ${opts.seed + 1}) by least squares on the relative error, categories weighted equally, and evaluated on the samples above.`,
+);
 p();
 p("**One class at a time.** The class that carries most of a category's tokens, refitted on that category alone (the other two kept at the current rates):");
 p();
@@ -311,12 +369,24 @@ for (const name of catNames) {
   const fit = fitRates(byCat(fitSet, name), (r) => r.classes, [k], RATES);
   const now = stats(rs, (r) => r.est);
   const then = fit ? stats(rs, (r) => predict(fit, r.classes)) : null;
-  p(row([name, `${k} (${pct(cls[k] / all)})`, fmtRate(k, RATES[k]), fit ? fmtRate(k, fit[k]) : "–", pct(now.mape), then ? pct(then.mape) : "–", then ? pct(then.bias, true) : "–"]));
+  p(
+    row([
+      name,
+      `${k} (${pct(cls[k] / all)})`,
+      fmtRate(k, RATES[k]),
+      fit ? fmtRate(k, fit[k]) : "–",
+      pct(now.mape),
+      then ? pct(then.mape) : "–",
+      then ? pct(then.bias, true) : "–",
+    ]),
+  );
 }
 p();
 if (refit3 && fine) {
   p(`**All categories at once.** The three current classes refitted jointly: **${fmtRates(refit3)}**.`);
-  p("A finer candidate splits ASCII into letters, symbols (digits and punctuation) and whitespace, and non-ASCII into CJK, Latin letters (U+0080–U+024F, U+1E00–U+1EFF), Cyrillic (U+0400–U+052F) and other. Its rates in tokens per character, fitted and rounded (the rounded ones are the proposal evaluated below):");
+  p(
+    "A finer candidate splits ASCII into letters, symbols (digits and punctuation) and whitespace, and non-ASCII into CJK, Latin letters (U+0080–U+024F, U+1E00–U+1EFF), Cyrillic (U+0400–U+052F) and other. Its rates in tokens per character, fitted and rounded (the rounded ones are the proposal evaluated below):",
+  );
   p();
   p(row(["", ...FINE]));
   p(sep(FINE.length + 1));
@@ -331,15 +401,47 @@ if (refit3 && fine) {
     const b = stats(rs, (r) => predict(refit3, r.classes));
     const c = stats(rs, (r) => predict(fine, r.fine));
     const d = stats(rs, (r) => predict(PROPOSAL, r.fine));
-    p(row([name, pct(a.mape), pct(a.bias, true), pct(b.mape), pct(b.bias, true), pct(c.mape), pct(c.bias, true), `**${pct(d.mape)}**`, pct(d.bias, true), pct(d.p90)]));
+    p(
+      row([
+        name,
+        pct(a.mape),
+        pct(a.bias, true),
+        pct(b.mape),
+        pct(b.bias, true),
+        pct(c.mape),
+        pct(c.bias, true),
+        `**${pct(d.mape)}**`,
+        pct(d.bias, true),
+        pct(d.p90),
+      ]),
+    );
   }
   p();
 }
 p("## Message level");
 p();
-p(`Whole OpenClaw messages through \`estimateTokens([message])\` against the exact o200k count of the text the message shows the model (text and thinking parts, tool-call name + compact JSON arguments, tool-result text) plus the same ${OVERHEAD} framing tokens per message on both sides. chars/4 is the same text's length / 4 + ${OVERHEAD}; JSON/4 is \`roughTokens\` (the whole message serialised, / 4), the adapter's fallback; proposal is the rounded finer-class estimate above on the same text + ${OVERHEAD}.`);
+p(
+  `Whole OpenClaw messages through \`estimateTokens([message])\` against the exact o200k count of the text the message shows the model (text and thinking parts, tool-call name + compact JSON arguments, tool-result text) plus the same ${OVERHEAD} framing tokens per message on both sides. chars/4 is the same text's length / 4 + ${OVERHEAD}; JSON/4 is \`roughTokens\` (the whole message serialised, / 4), the adapter's fallback; proposal is the rounded finer-class estimate above on the same text + ${OVERHEAD}.`,
+);
 p();
-p(row(["Source", "conversations", "messages", "o200k tokens", "estimate", "**MAPE**", "bias", "p90", "chars/4 MAPE", "chars/4 bias", "JSON/4 MAPE", "JSON/4 bias", "proposal MAPE", "proposal bias"]));
+p(
+  row([
+    "Source",
+    "conversations",
+    "messages",
+    "o200k tokens",
+    "estimate",
+    "**MAPE**",
+    "bias",
+    "p90",
+    "chars/4 MAPE",
+    "chars/4 bias",
+    "JSON/4 MAPE",
+    "JSON/4 bias",
+    "proposal MAPE",
+    "proposal bias",
+  ]),
+);
 p(sep(14));
 for (const src of convSources) {
   const rs = msgRecords.filter((r) => r.source === src.name);
@@ -349,7 +451,24 @@ for (const src of convSources) {
   }
   const cs = convRecords.filter((c) => c.source === src.name);
   const [e, n4, j4, f] = ["est", "naive", "rough", "proposal"].map((k) => stats(rs, (r) => r[k]));
-  p(row([src.name, cs.length, e.n, int(e.exact), int(e.est), `**${pct(e.mape)}**`, pct(e.bias, true), pct(e.p90), pct(n4.mape), pct(n4.bias, true), pct(j4.mape), pct(j4.bias, true), pct(f.mape), pct(f.bias, true)]));
+  p(
+    row([
+      src.name,
+      cs.length,
+      e.n,
+      int(e.exact),
+      int(e.est),
+      `**${pct(e.mape)}**`,
+      pct(e.bias, true),
+      pct(e.p90),
+      pct(n4.mape),
+      pct(n4.bias, true),
+      pct(j4.mape),
+      pct(j4.bias, true),
+      pct(f.mape),
+      pct(f.bias, true),
+    ]),
+  );
 }
 p();
 p("Whole conversations (the sum over each conversation's messages): mean signed error of the totals, mean |error| in parentheses.");
@@ -381,7 +500,9 @@ p(`Each document enters its source with at most its first ${int(DOC_CAP)} charac
 p();
 p("## Fixed costs");
 p();
-p(`- Image part: **${IMAGE} tokens** each, whatever its size (\`IMAGE_TOKENS\`; bench/tokens/README.md compares it with the providers' rules). Not measured: no tokenizer counts images, and the datasets carry none.`);
+p(
+  `- Image part: **${IMAGE} tokens** each, whatever its size (\`IMAGE_TOKENS\`; bench/tokens/README.md compares it with the providers' rules). Not measured: no tokenizer counts images, and the datasets carry none.`,
+);
 p(`- Message framing: **${OVERHEAD} tokens** per message (\`MESSAGE_OVERHEAD\`), added on both sides of the message-level check.`);
 p(`- Cross-check: the wasm estimate equals the three-class formula with the rates above on ${records.length - mismatches} of ${records.length} samples.`);
 if (mismatches) p("  **The core no longer computes ASCII/4.4 + CJK×0.8 + other×0.5: update `RATES` and `formula` in bench/tokens/run.mjs.**");

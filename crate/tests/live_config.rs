@@ -197,6 +197,40 @@ fn fresh(history: &[Value], entries: &[Entry], config: &Value) -> Value {
     serde_json::to_value(&r).expect("serializable")
 }
 
+/// Where two plans first differ (a JSON path and the two values there), `None` when equal.
+fn difference(a: &Value, b: &Value) -> Option<String> {
+    let short = |v: &Value| {
+        let t = v.to_string();
+        match t.char_indices().nth(200) {
+            Some((cut, _)) => format!("{}…", &t[..cut]),
+            None => t,
+        }
+    };
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+            keys.into_iter().find_map(|k| {
+                let (p, q) = (x.get(k).unwrap_or(&Value::Null), y.get(k).unwrap_or(&Value::Null));
+                difference(p, q).map(|d| format!(".{k}{d}"))
+            })
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x
+            .iter()
+            .zip(y)
+            .enumerate()
+            .find_map(|(i, (p, q))| difference(p, q).map(|d| format!("[{i}]{d}"))),
+        _ if a == b => None,
+        _ => Some(format!(": {} vs {}", short(a), short(b))),
+    }
+}
+
+/// Asserts that the live plan is the fresh one, naming where they differ.
+fn same(live: &Value, fresh: &Value, what: &str) {
+    if let Some(d) = difference(live, fresh) {
+        panic!("{what}: the live plan differs from the fresh one at {d}");
+    }
+}
+
 fn with(base: &Value, key: &str, value: &Value) -> Value {
     let mut m: Map<String, Value> = base.as_object().cloned().unwrap_or_default();
     m.insert(key.to_string(), value.clone());
@@ -215,7 +249,7 @@ fn every_option_changed_on_a_live_session_plans_what_a_fresh_one_shot_plans() {
     };
     caller.session.rebuild(&entries);
     let defaults = caller.ask(&json!({}));
-    assert_eq!(defaults, fresh(&history, &entries, &json!({})), "the defaults");
+    same(&defaults, &fresh(&history, &entries, &json!({})), "the defaults");
 
     let keys: Vec<String> = match serde_json::to_value(Config::default()).expect("serializable") {
         Value::Object(m) => m.keys().cloned().collect(),
@@ -228,19 +262,19 @@ fn every_option_changed_on_a_live_session_plans_what_a_fresh_one_shot_plans() {
         // The context, the change, and the context again: the session goes back and forth
         // between the two on the same history.
         let before = caller.ask(&context);
-        assert_eq!(before, fresh(&history, &entries, &context), "{key}: before the change");
-        let after = caller.ask(&changed);
-        assert_eq!(
-            after,
-            fresh(&history, &entries, &changed),
-            "{key}: {value} on the live session"
+        same(
+            &before,
+            &fresh(&history, &entries, &context),
+            &format!("{key}: before the change"),
         );
-        assert_ne!(
-            after, before,
+        let after = caller.ask(&changed);
+        same(&after, &fresh(&history, &entries, &changed), &format!("{key}: {value}"));
+        assert!(
+            difference(&after, &before).is_some(),
             "{key}: changing it to {value} changes nothing in this history"
         );
         let back = caller.ask(&context);
-        assert_eq!(back, before, "{key}: back from {value}");
+        same(&back, &before, &format!("{key}: back from {value}"));
     }
     // The history of the live session crossed once: every request after the first kept it.
     assert_eq!(caller.session.history_len(), history.len());

@@ -16,7 +16,15 @@ const openai = {
   messages: [
     { role: "system", content: "be brief" },
     { role: "user", content: "weather?" },
-    { role: "assistant", content: null, reasoning_content: "need the tool", tool_calls: [{ id: "c1", type: "function", function: { name: "weather", arguments: '{"city":"Oslo"}' } }, { id: "c2", type: "function", function: { name: "time", arguments: "{}" } }] },
+    {
+      role: "assistant",
+      content: null,
+      reasoning_content: "need the tool",
+      tool_calls: [
+        { id: "c1", type: "function", function: { name: "weather", arguments: '{"city":"Oslo"}' } },
+        { id: "c2", type: "function", function: { name: "time", arguments: "{}" } },
+      ],
+    },
     { role: "tool", tool_call_id: "c2", content: "noon" },
     { role: "tool", tool_call_id: "c1", content: "rain" },
     { role: "assistant", content: "It rains at noon.", reasoning_content: "tool said rain" },
@@ -27,9 +35,27 @@ const anthropic = {
   system: "be brief",
   messages: [
     { role: "user", content: "list files" },
-    { role: "assistant", content: [{ type: "thinking", thinking: "use ls", signature: "s1" }, { type: "tool_use", id: "t1", name: "ls", input: {} }] },
-    { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "a b c" }, { type: "text", text: "and?" }] },
-    { role: "assistant", content: [{ type: "redacted_thinking", data: "x" }, { type: "text", text: "a, b and c" }] },
+    {
+      role: "assistant",
+      content: [
+        { type: "thinking", thinking: "use ls", signature: "s1" },
+        { type: "tool_use", id: "t1", name: "ls", input: {} },
+      ],
+    },
+    {
+      role: "user",
+      content: [
+        { type: "tool_result", tool_use_id: "t1", content: "a b c" },
+        { type: "text", text: "and?" },
+      ],
+    },
+    {
+      role: "assistant",
+      content: [
+        { type: "redacted_thinking", data: "x" },
+        { type: "text", text: "a, b and c" },
+      ],
+    },
     { role: "user", content: "ok" },
     { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "ls", input: {} }] },
   ],

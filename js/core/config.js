@@ -21,13 +21,24 @@ export const JS_DEFAULTS = Object.freeze({
   llmMaxTokensPerSession: 400000,
 });
 
-/** Splits a plugin config into the core's options and the JS layer's. */
+/**
+ * The JS layer's options: the JS-only keys with their defaults.
+ * @typedef {{stateDir?: string, summaryModel?: string, autoSummarize: boolean, enableLlmConfirmation: boolean, llmTimeoutMs: number, llmMaxCallsPerSession: number, llmMaxTokensPerSession: number}} JsConfig
+ */
+
+/**
+ * Splits a plugin config into the core's options and the JS layer's.
+ * @param {Record<string, any> | null} [pluginConfig]
+ * @returns {{core: Record<string, unknown>, js: JsConfig}}
+ */
 export function splitConfig(pluginConfig = {}) {
+  /** @type {Record<string, unknown>} */
   const core = {};
+  /** @type {Record<string, any>} */
   const js = { ...JS_DEFAULTS };
   for (const [k, v] of Object.entries(pluginConfig ?? {})) {
     if (JS_KEYS.includes(k)) js[k] = v;
     else core[k] = v;
   }
-  return { core, js };
+  return { core, js: /** @type {JsConfig} */ (js) };
 }

@@ -3,7 +3,7 @@
 import { readFileSync, existsSync } from "node:fs";
 import { wrapGlue } from "./core.js";
 
-export { applySteps, formatLogLine, changed, roughTokens } from "./core.js";
+export { applySteps, formatLogLine, formatRequestLine, worthLogging, changed, roughTokens } from "./core.js";
 
 // Inside the installed package wasm/ sits beside js/; in the source tree the build writes it
 // to pkg-template/wasm/.
@@ -11,7 +11,10 @@ const WASM_DIRS = [new URL("../../wasm/", import.meta.url), new URL("../../pkg-t
 
 // Shared by every copy of this module in the process (a host may load a plugin module more
 // than once): one compiled module, one healthy instance.
-const shared = (globalThis[Symbol.for("contextfold.core")] ??= { compiled: undefined, current: undefined, instances: 0 });
+const SHARED = Symbol.for("contextfold.core");
+/** @type {any} */ (globalThis)[SHARED] ??= { compiled: undefined, current: undefined, instances: 0 };
+/** @type {{compiled: WebAssembly.Module | undefined, current: import("./core.js").Core | undefined, instances: number}} */
+const shared = /** @type {any} */ (globalThis)[SHARED];
 
 function wasmDir() {
   const dir = WASM_DIRS.find((d) => existsSync(new URL("contextfold_bg.wasm", d)));

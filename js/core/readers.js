@@ -27,10 +27,38 @@
 //     warning; an entry that comes before its parent's line is reported, and so is every
 //     message entry it takes off the active branch.
 
+/** @import { Message } from "./types.js" */
+
+/**
+ * One line of a scanned JSONL input: its 1-based number (undefined when unknown), its file
+ * offsets (newline included) and its parsed value.
+ * @typedef {{line: number | undefined, start: number, end: number, value: any}} JsonlRecord
+ */
+
+/**
+ * A transcript entry as the core's index takes it.
+ * @typedef {{id: string, parentId: string | null, type: string, message?: Message, firstKeptEntryId?: string, range?: [number, number], seq?: number}} TranscriptEntry
+ */
+
+/**
+ * An input read into messages. `entries`: the transcript entry of each message;
+ * `transcriptEntries` (OpenClaw): every entry with an id, as the core's index takes them.
+ * @typedef {object} ReadInput
+ * @property {Message[]} messages
+ * @property {string} format
+ * @property {string[]} warnings
+ * @property {string} [sessionId]
+ * @property {{id: string, line: number | undefined, range: [number, number]}[]} [entries]
+ * @property {TranscriptEntry[]} [transcriptEntries]
+ */
+
+/** @typedef {{id: string, parent: string, header: (v: any) => boolean, carries: (v: any) => boolean}} Shape */
+
 export const FORMATS = ["auto", "openclaw", "claude-code", "messages", "openai", "anthropic"];
 
 /** An input error that names where the problem is. */
 export class InputError extends Error {
+  /** @param {string} message */
   constructor(message) {
     super(message);
     this.name = "InputError";
@@ -44,14 +72,21 @@ const CR = 0x0d;
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 const encoder = new TextEncoder();
 
+/**
+ * @param {Uint8Array} bytes
+ * @param {number} start
+ * @param {number} end
+ * @returns {string}
+ */
 function decodeRange(bytes, start, end) {
-  if (typeof bytes.utf8Slice === "function") return bytes.toString("utf8", start, end); // Node Buffer: faster
+  if (typeof (/** @type {any} */ (bytes).utf8Slice) === "function") return /** @type {Buffer} */ (bytes).toString("utf8", start, end); // Node Buffer: faster
   return decoder.decode(bytes.subarray(start, end));
 }
 
 /**
  * Offset (relative to `bytes`) of the first byte in `[start, end)` that is not part of a
  * well-formed UTF-8 sequence, or -1 when the range is valid UTF-8.
+ * @param {Uint8Array} bytes
  */
 export function invalidUtf8At(bytes, start = 0, end = bytes.length) {
   let i = start;
@@ -80,6 +115,7 @@ export function invalidUtf8At(bytes, start = 0, end = bytes.length) {
   return -1;
 }
 
+/** @param {Uint8Array} bytes */
 function defaultIsUtf8(bytes) {
   return invalidUtf8At(bytes) < 0;
 }
@@ -97,15 +133,19 @@ function defaultIsUtf8(bytes) {
  * @param {boolean} [o.strict]     a line that is not JSON throws an InputError (else: warning)
  * @param {boolean} [o.final]      the bytes end the input (else an unfinished last line is left for later)
  * @param {(b: Uint8Array) => boolean} [o.isUtf8] a fast validity check (Node: `buffer.isUtf8`)
- * @returns {{records: object[], warnings: string[], end: number, nextLine?: number}}
+ * @returns {{records: JsonlRecord[], warnings: string[], end: number, nextLine: number | undefined}}
  *   `end`: the file offset after the last consumed line; `nextLine`: the line number there
  */
 export function scanJsonl(bytes, { name = "input", base = 0, firstLine = 1, strict = false, final = true, isUtf8 = defaultIsUtf8 } = {}) {
+  /** @type {JsonlRecord[]} */
   const records = [];
+  /** @type {string[]} */
   const warnings = [];
+  /** @type {(line: number | undefined, offset: number) => string} */
   const where = (line, offset) => (line !== undefined ? `${name}:${line}` : `${name}@${offset}`);
   const checkLines = !isUtf8(bytes);
   let start = base === 0 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  /** @type {number | undefined} */
   let line = firstLine;
   const next = () => (line === undefined ? undefined : line + 1);
   while (start < bytes.length) {
@@ -135,7 +175,8 @@ export function scanJsonl(bytes, { name = "input", base = 0, firstLine = 1, stri
         start = nl;
         break;
       }
-      if (bad >= 0) warnings.push(`${at}: invalid UTF-8 at byte ${base + bad}; the line is read with replacement characters (its original bytes are kept for recovery)`);
+      if (bad >= 0)
+        warnings.push(`${at}: invalid UTF-8 at byte ${base + bad}; the line is read with replacement characters (its original bytes are kept for recovery)`);
       if (error) {
         const msg = `${at}: invalid JSON line (byte ${base + start}: ${error.message})`;
         if (strict) throw new InputError(msg);
@@ -151,7 +192,8 @@ export function scanJsonl(bytes, { name = "input", base = 0, firstLine = 1, stri
     start = nl + 1;
     line = next();
   }
-  if (start < bytes.length) warnings.push(`${where(line, base + start)}: incomplete last line left for later (byte ${base + start}, ${bytes.length - start} bytes)`);
+  if (start < bytes.length)
+    warnings.push(`${where(line, base + start)}: incomplete last line left for later (byte ${base + start}, ${bytes.length - start} bytes)`);
   return { records, warnings, end: base + start, nextLine: line };
 }
 
@@ -160,11 +202,15 @@ export function scanJsonl(bytes, { name = "input", base = 0, firstLine = 1, stri
  * without an id). A parent id or type that is not a string cannot name anything: the entry
  * then starts a chain (as an unknown parent does) or is of no known type, and the core's
  * index never refuses the whole batch over one such line.
+ * @param {any} value
+ * @param {[number, number]} [range]
+ * @returns {TranscriptEntry | null}
  */
 export function toEntry(value, range) {
   if (!value || typeof value !== "object" || typeof value.id !== "string") return null;
   if (value.type === "session") return null;
   const type = value.type == null ? "message" : typeof value.type === "string" ? value.type : "unknown";
+  /** @type {TranscriptEntry} */
   const e = { id: value.id, parentId: typeof value.parentId === "string" ? value.parentId : null, type };
   if (value.type === "message" && value.message && typeof value.message === "object") e.message = value.message;
   if (value.type === "compaction" && typeof value.firstKeptEntryId === "string") e.firstKeptEntryId = value.firstKeptEntryId;
@@ -172,11 +218,16 @@ export function toEntry(value, range) {
   return e;
 }
 
+/** @type {Record<string, Shape>} */
 const SHAPES = {
   openclaw: { id: "id", parent: "parentId", header: (v) => v.type === "session", carries: (v) => v.type === "message" },
   "claude-code": { id: "uuid", parent: "parentUuid", header: () => false, carries: (v) => v.type === "user" || v.type === "assistant" },
 };
 
+/**
+ * @param {any} v
+ * @param {Shape} shape
+ */
 function hasMessage(v, shape) {
   return shape.carries(v) && v.message != null && typeof v.message === "object" && !Array.isArray(v.message);
 }
@@ -184,13 +235,19 @@ function hasMessage(v, shape) {
 /**
  * The entries of a scanned transcript with ids, and the warnings about the rest (entries
  * without an id, repeated ids, message entries without a message object).
- * @returns {{nodes: object[], byId: Map<string, object>, warnings: string[]}}
+ * @param {JsonlRecord[]} records
+ * @param {{format?: string, name?: string}} [o]
+ * @returns {{nodes: JsonlRecord[], byId: Map<string, JsonlRecord>, warnings: string[]}}
  */
 export function transcriptNodes(records, { format = "openclaw", name = "input" } = {}) {
   const shape = SHAPES[format];
+  /** @type {string[]} */
   const warnings = [];
+  /** @type {JsonlRecord[]} */
   const nodes = [];
+  /** @type {Map<string, JsonlRecord>} */
   const byId = new Map();
+  /** @param {JsonlRecord} r */
   const at = (r) => (r.line !== undefined ? `${name}:${r.line}` : `${name}@${r.start}`);
   for (const r of records) {
     const v = r.value;
@@ -204,11 +261,15 @@ export function transcriptNodes(records, { format = "openclaw", name = "input" }
     if (typeof id !== "string") {
       // Claude Code writes bookkeeping lines without ids (summaries, snapshots): only a
       // message without an id is worth a warning there.
-      if (format === "openclaw" || hasMessage(v, shape)) warnings.push(`${at(r)}: entry without an id skipped${hasMessage(v, shape) ? ` (role ${JSON.stringify(String(v.message.role ?? "?"))})` : ""}`);
+      if (format === "openclaw" || hasMessage(v, shape))
+        warnings.push(`${at(r)}: entry without an id skipped${hasMessage(v, shape) ? ` (role ${JSON.stringify(String(v.message.role ?? "?"))})` : ""}`);
       continue;
     }
     const prev = byId.get(id);
-    if (prev) warnings.push(`${at(r)}: duplicate id ${JSON.stringify(id)} (also ${prev.line !== undefined ? `line ${prev.line}` : `byte ${prev.start}`}); the later line is used`);
+    if (prev)
+      warnings.push(
+        `${at(r)}: duplicate id ${JSON.stringify(id)} (also ${prev.line !== undefined ? `line ${prev.line}` : `byte ${prev.start}`}); the later line is used`,
+      );
     byId.set(id, r);
     nodes.push(r);
   }
@@ -218,24 +279,31 @@ export function transcriptNodes(records, { format = "openclaw", name = "input" }
 /**
  * The active branch of a scanned transcript: the parent chain from the newest entry with an
  * id, oldest first (the host's rule; the core's index follows the same one).
- * @returns {{branch: object[], warnings: string[]}}
+ * @param {JsonlRecord[]} records
+ * @param {{format?: string, name?: string}} [o]
+ * @returns {{branch: JsonlRecord[], warnings: string[]}}
  */
 export function activeBranch(records, { format = "openclaw", name = "input" } = {}) {
   const shape = SHAPES[format];
   const { nodes, byId, warnings } = transcriptNodes(records, { format, name });
+  /** @param {JsonlRecord} r */
   const at = (r) => (r.line !== undefined ? `${name}:${r.line}` : `${name}@${r.start}`);
+  /** @param {JsonlRecord} r */
   const ref = (r) => (r.line !== undefined ? `line ${r.line}` : `byte ${r.start}`);
   // The newest occurrence of each id is the entry; earlier ones are replaced.
   const live = nodes.filter((r) => byId.get(r.value[shape.id]) === r);
   if (live.length === 0) return { branch: [], warnings };
+  /** @type {JsonlRecord[]} */
   const chain = [];
   const onBranch = new Set();
+  /** @type {JsonlRecord | undefined} */
   let cut; // the entry whose parent link closes a cycle
+  /** @type {JsonlRecord | undefined} */
   let cur = live[live.length - 1];
   while (cur) {
     const id = cur.value[shape.id];
     if (onBranch.has(id)) {
-      cut = chain[chain.length - 1];
+      cut = /** @type {JsonlRecord} */ (chain[chain.length - 1]);
       warnings.push(`${at(cut)}: parent cycle at entry ${JSON.stringify(id)}; the active branch starts after it`);
       break;
     }
@@ -244,13 +312,15 @@ export function activeBranch(records, { format = "openclaw", name = "input" } = 
     const parent = cur.value[shape.parent];
     if (parent == null) break;
     const p = byId.get(parent);
-    if (!p) warnings.push(`${at(cur)}: parent ${JSON.stringify(parent)} of entry ${JSON.stringify(id)} is not in the transcript; the active branch starts here`);
+    if (!p)
+      warnings.push(`${at(cur)}: parent ${JSON.stringify(parent)} of entry ${JSON.stringify(id)} is not in the transcript; the active branch starts here`);
     cur = p;
   }
   chain.reverse();
   // Entries written before their parent's line: reported, and so are the messages they take
   // off the active branch (the host's newest entry decides the branch).
   const tip = chain[chain.length - 1];
+  /** @param {JsonlRecord} r */
   const early = (r) => {
     const parent = r.value[shape.parent];
     const p = parent == null || r === cut ? undefined : byId.get(parent);
@@ -261,7 +331,9 @@ export function activeBranch(records, { format = "openclaw", name = "input" } = 
     const parent = r.value[shape.parent];
     const p = early(r);
     if (p) {
-      const where = onBranch.has(r.value[shape.id]) ? "on the active branch in parent order" : `not on the active branch, which ends at the newest entry ${JSON.stringify(tip.value[shape.id])} (${ref(tip)})`;
+      const where = onBranch.has(r.value[shape.id])
+        ? "on the active branch in parent order"
+        : `not on the active branch, which ends at the newest entry ${JSON.stringify(tip.value[shape.id])} (${ref(tip)})`;
       warnings.push(`${at(r)}: entry ${JSON.stringify(r.value[shape.id])} comes before its parent ${JSON.stringify(parent)} (${ref(p)}); ${where}`);
     }
   }
@@ -269,17 +341,18 @@ export function activeBranch(records, { format = "openclaw", name = "input" } = 
   // is not a problem and is not reported).
   const misplaced = new Set(live.filter(early).map((r) => r.value[shape.id]));
   if (misplaced.size > 0) {
+    /** @type {Map<string, JsonlRecord[]>} */
     const children = new Map();
     for (const r of live) {
       const parent = r.value[shape.parent];
       if (parent == null) continue;
       if (!children.has(parent)) children.set(parent, []);
-      children.get(parent).push(r);
+      children.get(parent)?.push(r);
     }
     const stack = live.filter((r) => misplaced.has(r.value[shape.id]) && !onBranch.has(r.value[shape.id]));
     const seen = new Set();
     while (stack.length) {
-      const r = stack.pop();
+      const r = /** @type {JsonlRecord} */ (stack.pop());
       const id = r.value[shape.id];
       if (seen.has(id) || onBranch.has(id)) continue;
       seen.add(id);
@@ -291,7 +364,10 @@ export function activeBranch(records, { format = "openclaw", name = "input" } = 
   return { branch: chain, warnings };
 }
 
-/** Guesses the format of an input text. */
+/**
+ * Guesses the format of an input text.
+ * @param {string} text
+ */
 export function detectFormat(text) {
   const head = text.trimStart();
   if (head.startsWith("[")) return "messages";
@@ -318,11 +394,15 @@ export function detectFormat(text) {
   throw new InputError("cannot tell the input format; pass --format openclaw|claude-code|messages|openai|anthropic");
 }
 
+/** @param {any} m */
 function isAnthropicShaped(m) {
-  return Array.isArray(m?.content) && m.content.some((b) => ["tool_use", "tool_result", "redacted_thinking"].includes(b?.type));
+  return Array.isArray(m?.content) && m.content.some((/** @type {any} */ b) => ["tool_use", "tool_result", "redacted_thinking"].includes(b?.type));
 }
 
-/** The format of bytes, deciding from the first line when it is a transcript line. */
+/**
+ * The format of bytes, deciding from the first line when it is a transcript line.
+ * @param {Uint8Array} bytes
+ */
 function detectBytes(bytes) {
   let a = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   while (a < bytes.length && (bytes[a] === 0x20 || bytes[a] === 0x09 || bytes[a] === NL || bytes[a] === CR)) a++;
@@ -346,10 +426,7 @@ function detectBytes(bytes) {
  * @param {string} [o.format]
  * @param {string} [o.name]
  * @param {(b: Uint8Array) => boolean} [o.isUtf8] a fast UTF-8 check (Node: `buffer.isUtf8`)
- * @returns {{ messages: object[], format: string, warnings: string[], sessionId?: string,
- *   entries?: {id: string, line: number, range: [number, number]}[], transcriptEntries?: object[] }}
- *   `entries`: the transcript entry of each message; `transcriptEntries` (OpenClaw): every
- *   entry with an id, as the core's index takes them
+ * @returns {ReadInput}
  */
 export function readMessages(input, { format = "auto", name = "input", isUtf8 } = {}) {
   if (!FORMATS.includes(format)) throw new InputError(`unknown format "${format}" (expected one of ${FORMATS.join(", ")})`);
@@ -363,16 +440,18 @@ export function readMessages(input, { format = "auto", name = "input", isUtf8 } 
     const { branch, warnings } = activeBranch(scan.records, { format, name });
     const picked = branch.filter((r) => hasMessage(r.value, shape));
     const header = oc ? scan.records.find((r) => r.value?.type === "session") : undefined;
+    /** @type {ReadInput} */
     const out = {
       format,
       warnings: [...scan.warnings, ...warnings],
       sessionId: oc ? header?.value.id : scan.records.find((r) => r.value?.sessionId)?.value.sessionId,
       messages: picked.map((r) => r.value.message),
-      entries: picked.map((r) => ({ id: r.value[shape.id], line: r.line, range: [r.start, r.end] })),
+      entries: picked.map((r) => ({ id: r.value[shape.id], line: r.line, range: /** @type {[number, number]} */ ([r.start, r.end]) })),
     };
-    if (oc) out.transcriptEntries = scan.records.map((r) => toEntry(r.value, [r.start, r.end])).filter(Boolean);
+    if (oc) out.transcriptEntries = /** @type {TranscriptEntry[]} */ (scan.records.map((r) => toEntry(r.value, [r.start, r.end])).filter(Boolean));
     return out;
   }
+  /** @type {string[]} */
   const warnings = [];
   let text = input;
   if (isBytes) {
@@ -382,12 +461,13 @@ export function readMessages(input, { format = "auto", name = "input", isUtf8 } 
   }
   let doc;
   try {
-    doc = JSON.parse(text);
+    doc = JSON.parse(/** @type {string} */ (text));
   } catch (err) {
     throw new InputError(`${name}: invalid JSON (${err.message})`);
   }
   const messages = format === "messages" ? doc : doc?.messages;
-  if (!Array.isArray(messages)) throw new InputError(`${name}: expected ${format === "messages" ? "a JSON array of messages" : 'an object with a "messages" array'}`);
+  if (!Array.isArray(messages))
+    throw new InputError(`${name}: expected ${format === "messages" ? "a JSON array of messages" : 'an object with a "messages" array'}`);
   const bad = messages.findIndex((m) => !m || typeof m !== "object" || Array.isArray(m));
   if (bad >= 0) throw new InputError(`${name}: message ${bad} is not an object`);
   return { format, warnings, messages };
@@ -396,6 +476,8 @@ export function readMessages(input, { format = "auto", name = "input", isUtf8 } 
 /**
  * The one-shot assemble request for a read session (the CLI and the playground build it the
  * same way, so they show the same result for the same input and settings).
+ * @param {{messages: Message[], entries?: object[]}} session the messages, and the transcript entries for the core's index
+ * @param {{prompt?: string | null, budget?: number | null, config?: object}} [settings]
  */
 export function assembleRequest(session, { prompt, budget, config } = {}) {
   return {

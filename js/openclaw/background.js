@@ -4,6 +4,11 @@
 // budget; every LLM failure falls back to the core's deterministic heuristics.
 import { parseSubtopic } from "./llm.js";
 
+/** @import { Message } from "../core/types.js" */
+/** @import { Core } from "../core/core.js" */
+/** @import { Complete, LlmBudget } from "./llm.js" */
+/** @import { LiveSession } from "./live.js" */
+
 const SUMMARY_PROMPT =
   "Summarize this earlier conversation turn for an assistant that will continue the conversation. " +
   "Keep every identifier, file path, URL, number, date, name, error and decision, and any request still open. " +
@@ -13,6 +18,7 @@ const SUMMARY_PROMPT =
  * True when an LLM answer can stand in for a turn as its summary: at least 10 characters, and
  * at least half of its non-space characters letters or digits (prose in any script, with
  * identifiers and numbers), not noise.
+ * @param {unknown} text
  */
 export function usableSummary(text) {
   const visible = String(text ?? "").replace(/\s+/g, "");
@@ -20,15 +26,20 @@ export function usableSummary(text) {
   return visible.length >= 10 && alnum * 2 >= visible.length;
 }
 
-/** Renders a turn's messages as plain text for an LLM prompt (bounded). */
+/**
+ * Renders a turn's messages as plain text for an LLM prompt (bounded).
+ * @param {any[]} messages
+ */
 export function turnAsText(messages, maxChars = 12_000) {
+  /** @type {string[]} */
   const lines = [];
   for (const m of messages) {
     const role = m?.role ?? "?";
     const parts = Array.isArray(m?.content) ? m.content : [{ type: "text", text: String(m?.content ?? "") }];
     for (const p of parts) {
       if (p?.type === "text") lines.push(`${role}: ${p.text}`);
-      else if (p?.type === "toolCall" || p?.type === "tool_use") lines.push(`${role} calls ${p.name}(${JSON.stringify(p.arguments ?? p.input ?? {}).slice(0, 400)})`);
+      else if (p?.type === "toolCall" || p?.type === "tool_use")
+        lines.push(`${role} calls ${p.name}(${JSON.stringify(p.arguments ?? p.input ?? {}).slice(0, 400)})`);
       else if (p?.type === "tool_result") lines.push(`tool result: ${JSON.stringify(p.content).slice(0, 2000)}`);
     }
     for (const c of m?.tool_calls ?? []) lines.push(`${role} calls ${c?.function?.name}(${String(c?.function?.arguments ?? "").slice(0, 400)})`);
@@ -38,8 +49,12 @@ export function turnAsText(messages, maxChars = 12_000) {
   return text;
 }
 
-/** The messages of each turn of the last assembled request, by turn id. */
+/**
+ * The messages of each turn of the last assembled request, by turn id.
+ * @param {LiveSession} live
+ */
 export function turnMessages(live) {
+  /** @type {Map<string, Message[]>} */
   const out = new Map();
   const r = live.lastAssemble?.result;
   const msgs = live.lastMessages;
@@ -49,8 +64,20 @@ export function turnMessages(live) {
 }
 
 /**
- * Summarizes queued turns. Returns how many summaries were made.
- * @param {import("./live.js").LiveSession} live
+ * Summarizes queued turns (`turnIds`, else the session's queue). Returns how many summaries
+ * were made.
+ * @param {LiveSession} live
+ * @param {object} o
+ * @param {Core} o.core
+ * @param {LlmBudget} o.llm
+ * @param {Complete} [o.complete]
+ * @param {boolean} o.autoSummarize
+ * @param {string} [o.summaryModel]
+ * @param {string[]} [o.turnIds]
+ * @param {Map<string, Message[]>} [o.messagesById]  the turns' messages (default: the last request's)
+ * @param {AbortSignal} [o.signal]
+ * @param {number} o.deadline  a Date.now() value
+ * @param {number} [o.maxIterations]
  */
 export async function summarizeQueued(live, { core, llm, complete, autoSummarize, summaryModel, turnIds, messagesById, signal, deadline, maxIterations = 20 }) {
   const queue = [...(turnIds ?? live.pendingSummaries ?? [])].filter((id) => !live.summaries[id]);
@@ -91,6 +118,8 @@ export async function summarizeQueued(live, { core, llm, complete, autoSummarize
 /**
  * Labels the newest turn's sub-topic with one small LLM call (~150 tokens in). Without an
  * LLM, or when it fails, the heuristic label (the turn's fine-grained lexical segment) is used.
+ * @param {LiveSession} live
+ * @param {{llm: LlmBudget, complete?: Complete, heuristic?: (turnId: string) => Promise<string | null>, signal?: AbortSignal}} o
  */
 export async function labelSubtopic(live, { llm, complete, heuristic, signal }) {
   const r = live.lastAssemble?.result;
@@ -106,7 +135,11 @@ export async function labelSubtopic(live, { llm, complete, heuristic, signal }) 
       `Current sub-topic: ${JSON.stringify(prev ?? "none")}. Topic: ${JSON.stringify(last.topic)}.\n` +
       `Turn:\n${brief}\n` +
       'Answer only with JSON: {"subtopic": "<2-4 word label>", "isNewSubtopic": true|false}';
-    const text = await llm.complete(complete, { messages: [{ role: "user", content: prompt }], maxTokens: 60, purpose: "contextfold.subtopic" }, { signal, accept: (t) => parseSubtopic(t) !== null });
+    const text = await llm.complete(
+      complete,
+      { messages: [{ role: "user", content: prompt }], maxTokens: 60, purpose: "contextfold.subtopic" },
+      { signal, accept: (t) => parseSubtopic(t) !== null },
+    );
     const parsed = text ? parseSubtopic(text) : null;
     if (parsed) label = parsed.isNewSubtopic || !prev ? parsed.subtopic : prev;
   }
@@ -116,7 +149,11 @@ export async function labelSubtopic(live, { llm, complete, heuristic, signal }) 
   return true;
 }
 
-/** Parses the boundary judge's answer: `{"sameTopic": bool}`. */
+/**
+ * Parses the boundary judge's answer: `{"sameTopic": bool}`.
+ * @param {string | null | undefined} text
+ * @returns {boolean | null}
+ */
 export function parseSameTopic(text) {
   const m = /\{[\s\S]*\}/.exec(text ?? "");
   if (!m) return null;
@@ -132,6 +169,8 @@ export function parseSameTopic(text) {
  * LLM confirmation of the newest lexical topic boundary: one small call asks whether the turn
  * that opened the newest topic really changed the subject; "same" removes the boundary.
  * Each boundary is judged once; without an LLM the lexical boundaries stand.
+ * @param {LiveSession} live
+ * @param {{llm: LlmBudget, complete?: Complete, signal?: AbortSignal}} o
  */
 export async function confirmBoundary(live, { llm, complete, signal }) {
   if (!complete || llm.exhausted) return false;
@@ -148,7 +187,11 @@ export async function confirmBoundary(live, { llm, complete, signal }) {
     `the answer began ${JSON.stringify(before.assistantPreview)}.\n` +
     `Next turn: user asked ${JSON.stringify(opener.userPreview)}; the answer began ${JSON.stringify(opener.assistantPreview)}.\n` +
     'Does the next turn continue the same topic? Answer only with JSON: {"sameTopic": true|false}';
-  const text = await llm.complete(complete, { messages: [{ role: "user", content: prompt }], maxTokens: 20, purpose: "contextfold.topic-boundary" }, { signal, accept: (t) => parseSameTopic(t) !== null });
+  const text = await llm.complete(
+    complete,
+    { messages: [{ role: "user", content: prompt }], maxTokens: 20, purpose: "contextfold.topic-boundary" },
+    { signal, accept: (t) => parseSameTopic(t) !== null },
+  );
   const same = text ? parseSameTopic(text) : null;
   if (same === null) return false;
   await live.putBoundary(opener.id, same);

@@ -3,6 +3,16 @@
 // LLM). Registered through `api.registerCommand` when the host offers it; the handler gets
 // the conversation's session identity from the host and reads that session only.
 
+/** @import { EngineDeps, OpenSession, PluginApi, SessionIdentity } from "./engine.js" */
+/**
+ * What the command shows, supplied by the tools (see registerStatusCommand).
+ * @typedef {object} CommandImpl
+ * @property {(ident: SessionIdentity, deps: EngineDeps) => Promise<OpenSession>} openLive
+ * @property {(s: OpenSession, deps: EngineDeps) => Promise<{text: string}>} statusReport
+ * @property {(s: OpenSession) => Promise<string>} explain
+ * @property {(s: OpenSession) => Promise<string>} topics
+ */
+
 export const COMMAND_NAME = "contextfold";
 
 const SUBCOMMANDS = ["status", "explain", "topics", "help"];
@@ -17,7 +27,10 @@ const HELP = [
 
 /**
  * Registers the command. `impl` supplies what it shows: `{openLive, statusReport, explain,
- * topics}` (from tools.js, passed in so this module has no dependency cycle).
+ * topics}` (from tools/index.js, passed in so this module has no dependency cycle).
+ * @param {PluginApi} api
+ * @param {() => EngineDeps} getDeps
+ * @param {CommandImpl} impl
  */
 export function registerStatusCommand(api, getDeps, impl) {
   if (typeof api?.registerCommand !== "function") return false;
@@ -31,9 +44,19 @@ export function registerStatusCommand(api, getDeps, impl) {
   return true;
 }
 
-/** The handler (exported for tests). Never throws: errors become the reply text. */
+/**
+ * The handler (exported for tests). Never throws: errors become the reply text.
+ * @param {any} ctx the host's command context (`args`, the conversation's session identity)
+ * @param {() => EngineDeps} getDeps
+ * @param {CommandImpl} impl
+ * @returns {Promise<{text: string}>}
+ */
 export async function runCommand(ctx, getDeps, impl) {
-  const sub = String(ctx?.args ?? "").trim().split(/\s+/)[0].toLowerCase() || "status";
+  const sub =
+    String(ctx?.args ?? "")
+      .trim()
+      .split(/\s+/)[0]
+      .toLowerCase() || "status";
   if (sub === "help") return { text: HELP };
   if (!SUBCOMMANDS.includes(sub)) return { text: `unknown subcommand "${sub}"\n${HELP}` };
   const sessionKey = ctx?.sessionKey ?? ctx?.sessionTarget?.sessionKey;

@@ -8,13 +8,59 @@
 // failure returns the host's messages unchanged with one warning line.
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { loadCore, applySteps, formatLogLine, changed, roughTokens } from "../core/node.js";
+import { loadCore, applySteps, formatRequestLine, worthLogging, roughTokens } from "../core/node.js";
 import { splitConfig } from "../core/config.js";
 import { SessionStore } from "./store.js";
 import { LiveSession, LiveSessions } from "./live.js";
 import { JsonlTranscript, SqliteTranscript } from "./transcript.js";
 import { LlmBudget, LLM_DEFAULTS, pickComplete } from "./llm.js";
 import { summarizeQueued, labelSubtopic, confirmBoundary, turnMessages } from "./background.js";
+import { historyBudget, hostTokens, modelLimits, systemPromptTokens } from "../core/room.js";
+import { holdLine, requestLine, flushLine } from "./requestlog.js";
+
+/**
+ * The plugin api the host hands to `register` (types from the pinned openclaw package).
+ * @typedef {import("openclaw/plugin-sdk/plugin-entry").OpenClawPluginApi} PluginApi
+ */
+/**
+ * The context engine interface the host's `registerContextEngine` takes.
+ * @typedef {Awaited<ReturnType<Parameters<PluginApi["registerContextEngine"]>[1]>>} HostContextEngine
+ */
+/**
+ * The engine `createEngine` makes: the host's interface, with the lifecycle methods it leaves
+ * optional implemented.
+ * @typedef {HostContextEngine & Required<Pick<HostContextEngine, "bootstrap" | "maintain" | "commitTurn" | "dispose">>} Engine
+ */
+/**
+ * What the host passes along with each call (its LLM as `llm`).
+ * @typedef {NonNullable<Parameters<Engine["maintain"]>[0]["runtimeContext"]>} HostRuntimeContext
+ */
+/** @typedef {Awaited<ReturnType<HostContextEngine["assemble"]>>} HostAssembleResult */
+/** @typedef {HostAssembleResult["messages"]} HostMessages */
+/** @typedef {{info: (msg: string) => void, warn: (msg: string) => void, error?: (msg: string) => void}} Logger */
+/** @import { Message } from "../core/types.js" */
+/** @import { JsConfig } from "../core/config.js" */
+/**
+ * A live session as openLive returns it: its JS options and LLM accounting set.
+ * @typedef {LiveSession & {js: JsConfig, llm: LlmBudget}} OpenSession
+ */
+/**
+ * A session's identity as the host passes it to the engine and the tools.
+ * @typedef {{sessionKey?: string, sessionId?: string, agentId?: string, sessionTarget?: {agentId?: string, sessionKey?: string, sessionId?: string}}} SessionIdentity
+ */
+/**
+ * What the engine needs from the plugin entry (resolved per use: the config hot-reloads).
+ * @typedef {object} EngineDeps
+ * @property {Logger} logger
+ * @property {Record<string, any>} config  the plugin config (validated by the host against the manifest)
+ * @property {string} stateDir             where our records live
+ * @property {string} [hostStateDir]       the host's state dir (for legacy JSONL transcripts)
+ * @property {() => Promise<any>} [transcriptSdk] loads the host's transcript reader
+ * @property {(p: any) => string | undefined} [memoryPrompt] the memory plugin's system prompt guidance
+ * @property {any} [api]                   the plugin api (plugin-level LLM access)
+ * @property {string} [version]
+ * @property {number} [assembleTimeoutMs]  the wall-clock guard of one assemble (default ASSEMBLE_TIMEOUT_MS)
+ */
 
 export const ENGINE_ID = "contextfold";
 
@@ -23,19 +69,33 @@ const CONFIG_DEFAULT_MAX_TOKENS = 128_000;
 
 /** Wall-clock guard of one assemble (the host's turn must never wait on us for long). */
 export const ASSEMBLE_TIMEOUT_MS = 5_000;
+/** At most this many of the newest turns are caught up per bootstrap. */
+const CATCH_UP_TURNS = 20;
 /** Deadline of one background pass (maintain). */
 const BACKGROUND_MS = 60_000;
 
 // One registry per process, not per module instance: the host loads the plugin module more
 // than once (one instance per plugin registry: engine, tools, commands), and the agent tools
 // must steer the very LiveSession the engine plans with.
-const registry = (globalThis[Symbol.for("contextfold.liveSessions")] ??= new LiveSessions());
+const REGISTRY = Symbol.for("contextfold.liveSessions");
+/** @type {any} */ (globalThis)[REGISTRY] ??= new LiveSessions();
+/** @type {LiveSessions} */
+const registry = /** @type {any} */ (globalThis)[REGISTRY];
 
+/**
+ * The key a session's live state and records are kept under.
+ * @param {SessionIdentity | undefined} p
+ * @returns {string}
+ */
 export function sessionKeyOf(p) {
   return p?.sessionKey ?? p?.sessionTarget?.sessionKey ?? p?.sessionId ?? "unknown";
 }
 
-/** The agent id of a session key `agent:<agentId>:<rest>`. */
+/**
+ * The agent id of a session key `agent:<agentId>:<rest>`.
+ * @param {SessionIdentity | undefined} params
+ * @returns {string}
+ */
 export function agentIdOf(params) {
   const target = params?.sessionTarget ?? {};
   if (target.agentId) return target.agentId;
@@ -47,6 +107,9 @@ export function agentIdOf(params) {
  * Opens (or returns) the live session of a session identity `{sessionKey, sessionId?,
  * sessionTarget?}`: the same object for the engine instances of every turn and for the
  * agent tools, so both see and steer the same state.
+ * @param {SessionIdentity} params
+ * @param {EngineDeps} deps
+ * @returns {Promise<OpenSession>}
  */
 export async function openLive(params, { config, stateDir, hostStateDir, transcriptSdk, logger }) {
   const base = splitConfig(config);
@@ -66,10 +129,19 @@ export async function openLive(params, { config, stateDir, hostStateDir, transcr
   }
   s.js = js;
   s.llm ??= new LlmBudget(js);
-  for (const k of Object.keys(LLM_DEFAULTS)) if (js[k] !== undefined) s.llm.limits[k] = js[k];
-  return s;
+  const limits = /** @type {Record<string, number>} */ (s.llm.limits);
+  for (const k of Object.keys(LLM_DEFAULTS)) {
+    const v = /** @type {Record<string, any>} */ (js)[k];
+    if (v !== undefined) limits[k] = v;
+  }
+  return /** @type {OpenSession} */ (s);
 }
 
+/**
+ * The session's transcript: the legacy JSONL file when there is one, else the host's store.
+ * @param {SessionIdentity} params
+ * @param {{hostStateDir?: string, transcriptSdk?: () => Promise<any>}} o
+ */
 async function transcriptFor(params, { hostStateDir, transcriptSdk }) {
   const sessionId = params?.sessionId ?? params?.sessionTarget?.sessionId;
   const agentId = agentIdOf(params);
@@ -77,33 +149,77 @@ async function transcriptFor(params, { hostStateDir, transcriptSdk }) {
     const legacy = path.join(hostStateDir, "agents", agentId, "sessions", `${sessionId}.jsonl`);
     if (existsSync(legacy)) return new JsonlTranscript(legacy);
   }
+  if (!sessionId) return undefined;
   const sdk = await transcriptSdk?.().catch(() => undefined);
-  if (sdk?.readSessionTranscriptVisibleMessageDelta && sessionId) {
+  if (sdk?.readSessionTranscriptVisibleMessageDelta) {
     return new SqliteTranscript(sdk, { agentId, sessionId, sessionKey: sessionKeyOf(params) });
   }
   return undefined;
 }
 
+/** @param {any} err */
 function oneLine(err) {
   return String(err?.message ?? err).split("\n")[0];
 }
 
+/** The agent tool that brings a folded turn back (stubs name it). */
+export const RECOVERY_TOOL = "context_engine_recover";
+
 /**
- * @param {object} deps
- * @param {object} deps.logger   { info, warn }
- * @param {object} deps.config   the plugin config (validated by the host against the manifest)
- * @param {string} deps.stateDir where our records live
- * @param {string} [deps.hostStateDir] the host's state dir (for legacy JSONL transcripts)
- * @param {() => Promise<object|undefined>} [deps.transcriptSdk] loads the host's transcript reader
- * @param {object} [deps.api]    the plugin api (plugin-level LLM access)
- * @param {string} [deps.version]
+ * Whether the model of this request can call the recovery tool: `availableTools` of the
+ * turn's first assemble lists every tool the request can reach (directly or through the
+ * host's tool_search / tool_call); inside the tool loop it lists only the tools array, where
+ * plugin tools hide behind tool_call, so the turn's first answer stands there. Undefined when
+ * the host does not say.
+ * @param {Set<string>|string[]|undefined} availableTools
+ * @param {boolean|undefined} turnAnswer what the turn's first assemble found
+ */
+export function recoveryToolOffered(availableTools, turnAnswer) {
+  if (!availableTools) return turnAnswer;
+  const has = (n) => (availableTools instanceof Set ? availableTools.has(n) : [...availableTools].includes(n));
+  if (has(RECOVERY_TOOL)) return true;
+  if (turnAnswer !== undefined && has("tool_call")) return turnAnswer;
+  return false;
+}
+
+/** Plans up to this many times more when the host would count the history over its budget. */
+const HOST_COUNT_REPLANS = 2;
+
+/**
+ * Plans a request within its budget by the engine's estimate and by the host's count (what
+ * the host uses to set the answer's max tokens, room.js): when the host would count the
+ * planned history over the budget, plans again with the budget scaled by the two counts'
+ * ratio, so the model keeps its answer room.
+ */
+async function planWithin(s, req) {
+  let r = await s.assemble(req);
+  let budget = req.budget;
+  for (let i = 0; i < HOST_COUNT_REPLANS && budget !== undefined; i++) {
+    const counted = hostTokens(applySteps(req.messages, r.steps));
+    if (counted <= req.budget || r.estimatedTokens <= 0) break;
+    const next = Math.max(1, Math.floor((req.budget * r.estimatedTokens) / counted));
+    if (next >= budget || r.stats.overBudget) break;
+    budget = next;
+    r = await s.assemble({ ...req, budget });
+  }
+  return r;
+}
+
+/**
+ * The context engine for the host (one per logical turn; see the top of this file).
+ * @param {EngineDeps} deps
+ * @returns {Engine}
  */
 export function createEngine(deps) {
-  const { logger, config, stateDir, hostStateDir, transcriptSdk, api, version = "0.1.0" } = deps;
+  const { logger, config, stateDir, api, version = "0.1.0" } = deps;
   const { js: baseJs } = splitConfig(config);
 
+  /** @param {SessionIdentity} params */
   const live = (params) => openLive(params, deps);
+  // Live sessions this instance planned for: their held log line is written when it ends.
+  const touched = new Set();
 
+  /** @param {any} params */
   function memoryPromptFor(params) {
     try {
       const text = deps.memoryPrompt?.(params);
@@ -113,6 +229,7 @@ export function createEngine(deps) {
     }
   }
 
+  /** @param {OpenSession} s */
   async function syncQuietly(s) {
     try {
       return await s.sync();
@@ -122,14 +239,48 @@ export function createEngine(deps) {
     }
   }
 
+  /**
+   * Records the newest turns the host advanced without committing them (OpenClaw 2026.9 does
+   * not commit turns while Anthropic's `cache-ttl` context pruning is on): bootstrap runs at
+   * the start of every turn after the first, when every turn in the transcript is finished.
+   * The index already has them (it reads the transcript); this keeps the engine's record of
+   * advanced turns complete and says once per turn that it happened.
+   */
+  async function catchUpCommits(s) {
+    try {
+      const turns = (await s.session()).index().turns.filter((t) => !t.compacted);
+      const made = await new SessionStore(stateDir, s.sessionKey).catchUp(turns.slice(-CATCH_UP_TURNS).map((t) => t.id));
+      if (made.length > 0) {
+        logger.info(
+          `[contextfold] session=${s.sessionKey} caught up ${made.length} turn(s) from the transcript that the host advanced without committing them (${made.join(", ")})`,
+        );
+      }
+    } catch (err) {
+      s.warn(`turn records not caught up: ${oneLine(err)}`);
+    }
+  }
+
+  /**
+   * @param {OpenSession} s
+   * @param {{runtimeContext?: any}} params
+   * @param {AbortSignal | undefined} signal
+   */
   async function background(s, params, signal) {
     const js = s.js ?? baseJs;
     const complete = js.autoSummarize || js.enableLlmConfirmation ? pickComplete(params?.runtimeContext, api) : undefined;
     const core = (await s.session()).core;
     const deadline = Date.now() + BACKGROUND_MS;
-    const made = await summarizeQueued(s, { core, llm: s.llm, complete: js.autoSummarize ? complete : undefined, autoSummarize: js.autoSummarize, summaryModel: js.summaryModel, signal, deadline });
+    const made = await summarizeQueued(s, {
+      core,
+      llm: s.llm,
+      complete: js.autoSummarize ? complete : undefined,
+      autoSummarize: js.autoSummarize,
+      summaryModel: js.summaryModel,
+      signal,
+      deadline,
+    });
     const llmTopics = js.enableLlmConfirmation ? complete : undefined;
-    const heuristic = async (turnId) => (await s.session()).heuristicSubtopics()[turnId] ?? null;
+    const heuristic = async (/** @type {string} */ turnId) => (await s.session()).heuristicSubtopics()[turnId] ?? null;
     const labelled = await labelSubtopic(s, { llm: s.llm, complete: llmTopics, signal, heuristic });
     const judged = await confirmBoundary(s, { llm: s.llm, complete: llmTopics, signal });
     return { made, labelled: labelled || judged };
@@ -155,6 +306,7 @@ export function createEngine(deps) {
       try {
         const s = await live(params);
         const u = await syncQuietly(s);
+        await catchUpCommits(s);
         return { bootstrapped: true, importedMessages: u?.newTurns ?? 0 };
       } catch (err) {
         return { bootstrapped: false, reason: `contextfold: ${oneLine(err)}` };
@@ -166,7 +318,12 @@ export function createEngine(deps) {
         const s = await live(params);
         await syncQuietly(s);
         const { made, labelled } = await background(s, params, params?.abortSignal);
-        return { changed: false, bytesFreed: 0, rewrittenEntries: 0, reason: `contextfold: ${made} summaries, ${labelled ? 1 : 0} sub-topic labels (side caches; transcript untouched)` };
+        return {
+          changed: false,
+          bytesFreed: 0,
+          rewrittenEntries: 0,
+          reason: `contextfold: ${made} summaries, ${labelled ? 1 : 0} sub-topic labels (side caches; transcript untouched)`,
+        };
       } catch (err) {
         return { changed: false, bytesFreed: 0, rewrittenEntries: 0, reason: `contextfold: background work skipped: ${oneLine(err)}` };
       }
@@ -194,32 +351,40 @@ export function createEngine(deps) {
           const s = await live(params);
           // The host assembles again with our own output at the start: inside a tool loop
           // (our output plus the loop's new messages, no prompt), which is already decided
-          // and live, so it passes through; or once more before the model call (with the
-          // prompt, and possibly another budget), which plans the original history again, so
-          // the plan, its summary queue and the turn ids stay those of the host's history.
-          let input = messages;
-          if (s.isOwnOutput(messages)) {
-            if (params.prompt === undefined) return { s, r: null, input };
-            input = s.lastMessages.concat(messages.slice(s.lastOutput.length));
-          }
+          // and live, so it passes through; or once more before each model call of the turn
+          // (with the prompt, and a budget that shrinks as the loop grows), which plans the
+          // original history again, so the plan, its summary queue and the turn ids stay
+          // those of the host's history.
+          const inLoop = s.isOwnOutput(messages);
+          if (inLoop && params.prompt === undefined) return { s, r: null, input: messages, inLoop };
           await syncQuietly(s);
-          const r = await s.assemble({ messages: input, prompt: params.prompt, budget: params.tokenBudget });
-          return { s, r, input };
+          const input = inLoop ? s.lastMessages.concat(messages.slice(s.lastOutput.length)) : s.conversation(messages);
+          const room = historyBudget(
+            { tokenBudget: params.tokenBudget, limits: params.runtimeSettings?.limits, inLoop },
+            modelLimits(deps.hostConfig?.(), params.runtimeSettings?.model?.provider, params.model),
+            inLoop ? s.turnRoom : undefined,
+          );
+          s.turnRoom = room.turn;
+          const turnRecovery = inLoop ? s.lastAssemble?.recoveryTool : undefined;
+          const r = await planWithin(s, { messages: input, prompt: params.prompt, budget: room.budget });
+          s.lastAssemble.recoveryTool = recoveryToolOffered(params.availableTools, turnRecovery);
+          return { s, r, input, inLoop };
         })();
-        const { s, r, input } = await Promise.race([work, guard]);
+        const { s, r, input, inLoop } = await Promise.race([work, guard]);
         if (!r) {
+          flushLine(s, logger);
           const core = await loadCore();
           return { messages, estimatedTokens: core.estimateTokens(messages) };
         }
         if (r.fallback) logger.warn(`[contextfold] session=${key} ${r.fallback}`);
-        const st = r.stats.clean;
-        if (changed(st) || r.stats.stubbed + r.stats.summarized + r.stats.truncated > 0) {
-          const folds = r.stats.stubbed + r.stats.summarized + r.stats.truncated;
-          const fold = folds > 0 ? ` folded=${r.stats.stubbed + r.stats.summarized} truncated=${r.stats.truncated} budget=${r.stats.budget}` : "";
-          logger.info(formatLogLine(key, st) + fold + (r.stats.overBudget ? " over-budget: the protected recent turns alone exceed it" : ""));
-        }
+        const line = worthLogging(r.stats) ? formatRequestLine(key, r.stats) : null;
+        if (inLoop) requestLine(s, logger, line);
+        else holdLine(s, logger, line);
+        touched.add(s);
         s.lastAssembleAt = Date.now();
-        const out = { messages: applySteps(input, r.steps), estimatedTokens: r.estimatedTokens };
+        // Kept messages are the host's own objects; replacements are messages in its shape.
+        /** @type {HostAssembleResult} */
+        const out = { messages: /** @type {HostMessages} */ (applySteps(input, r.steps)), estimatedTokens: r.estimatedTokens };
         s.lastOutput = out.messages;
         const memory = memoryPromptFor(params);
         if (memory) out.systemPromptAddition = memory;
@@ -236,8 +401,10 @@ export function createEngine(deps) {
 
     async commitTurn(params) {
       const key = sessionKeyOf(params);
+      flushLine(registry.map.get(key), logger);
       const store = new SessionStore(stateDir, key);
       const status = await store.commitTurn(params.advancementKey, {
+        ...(typeof params.admission?.entryId === "string" ? { turnId: params.admission.entryId } : {}),
         sessionKey: key,
         sessionId: params.sessionId ?? params.sessionTarget?.sessionId ?? null,
         messages: Array.isArray(params.messages) ? params.messages.length : 0,
@@ -253,6 +420,7 @@ export function createEngine(deps) {
      */
     async compact(params) {
       const key = sessionKeyOf(params);
+      flushLine(registry.map.get(key), logger);
       try {
         const s = await live(params);
         await syncQuietly(s);
@@ -262,12 +430,22 @@ export function createEngine(deps) {
         const msgs = fromTranscript.length > 0 ? fromTranscript : s.lastMessages;
         if (!msgs || msgs.length === 0) return { ok: true, compacted: false, reason: "contextfold: nothing to compact" };
         const js = s.js ?? baseJs;
-        const budget = params.tokenBudget ?? s.config.maxTokens ?? CONFIG_DEFAULT_MAX_TOKENS;
+        // Planned as the next request will be: with the session's last history budget (the
+        // host passes the model's whole window here), else the window less the reserve.
+        const window = params.tokenBudget ?? params.runtimeContext?.tokenBudget;
+        const budget =
+          s.turnRoom?.budget ??
+          historyBudget(
+            { tokenBudget: window ?? s.config.maxTokens ?? CONFIG_DEFAULT_MAX_TOKENS, inLoop: false },
+            modelLimits(deps.hostConfig?.(), params.provider, params.model),
+          ).budget;
+        const w = await s.session();
+        const foldedBefore = new Set(w.folded());
         const before = await s.assemble({ messages: msgs, budget });
         const candidates = before.turns.filter((t) => !t.protected && t.decision !== "summarized").map((t) => t.id);
         const complete = js.autoSummarize ? pickComplete(params?.runtimeContext, api) : undefined;
         const made = await summarizeQueued(s, {
-          core: (await s.session()).core,
+          core: w.core,
           llm: s.llm,
           complete,
           autoSummarize: js.autoSummarize,
@@ -277,16 +455,41 @@ export function createEngine(deps) {
           signal: params.abortSignal,
           deadline: Date.now() + BACKGROUND_MS,
         });
-        const folded = new Set([...(await s.session()).folded(), ...candidates.filter((id) => s.summaries[id])]);
-        (await s.session()).setFolded([...folded]);
+        const summarized = candidates.filter((id) => s.summaries[id]);
+        w.setFolded([...new Set([...w.folded(), ...summarized])]);
+        let after = await s.assemble({ messages: msgs, budget });
+        // A summary that costs more than the turn did is not used for it: a turn this
+        // compaction folded goes back to what it was when its summary made it larger.
+        const cost = new Map(before.turns.map((t) => [t.id, t.tokensAfter]));
+        const grew = after.turns
+          .filter((t) => summarized.includes(t.id) && !foldedBefore.has(t.id) && t.tokensAfter > (cost.get(t.id) ?? Infinity))
+          .map((t) => t.id);
+        if (grew.length > 0) {
+          w.setFolded(w.folded().filter((id) => !grew.includes(id)));
+          after = await s.assemble({ messages: msgs, budget });
+        }
         await s.saveState();
-        const after = await s.assemble({ messages: msgs, budget });
-        const tokensBefore = before.stats.clean.tokensBefore;
+        // What the model gets, as the host's "Context" figure counts it: the history as
+        // planned plus the host's system prompt (when this session's turns said how large).
+        const system = systemPromptTokens(s.turnRoom, window) ?? 0;
+        const foldedNow = summarized.length - grew.length;
         return {
           ok: true,
-          compacted: made > 0 || after.estimatedTokens < before.estimatedTokens,
-          reason: `contextfold: ${made} turns summarized into the side cache (transcript untouched)`,
-          result: { tokensBefore, tokensAfter: after.estimatedTokens, details: { summarized: made, folded: folded.size } },
+          compacted: after.estimatedTokens < before.estimatedTokens,
+          reason: `contextfold: ${foldedNow} turns folded to summaries, history ~${before.estimatedTokens} → ~${after.estimatedTokens} tokens (side cache; transcript untouched)`,
+          result: {
+            tokensBefore: before.estimatedTokens + system,
+            tokensAfter: after.estimatedTokens + system,
+            details: {
+              summarized: made,
+              folded: w.folded().length,
+              historyBefore: before.estimatedTokens,
+              historyAfter: after.estimatedTokens,
+              systemPromptTokens: system || null,
+              budget,
+              notSmaller: grew,
+            },
+          },
         };
       } catch (err) {
         logger.warn(`[contextfold] session=${key} compaction failed: ${oneLine(err)}`);
@@ -294,7 +497,10 @@ export function createEngine(deps) {
       }
     },
 
-    async dispose() {},
+    async dispose() {
+      for (const s of touched) flushLine(s, logger);
+      touched.clear();
+    },
   };
 }
 

@@ -5,6 +5,16 @@
 // was asked for counts as a failure and the caller falls back to the core's heuristics.
 // Nothing here ever runs inside `assemble`.
 
+/**
+ * One request to the host's LLM runtime.
+ * @typedef {{messages: {role: string, content: string}[], maxTokens?: number, purpose?: string, model?: string, signal?: AbortSignal}} CompletionParams
+ */
+/**
+ * What the host's LLM runtime answers.
+ * @typedef {{text?: string, usage?: {inputTokens?: number, outputTokens?: number}, stopReason?: string}} CompletionResult
+ */
+/** @typedef {(params: CompletionParams) => Promise<CompletionResult>} Complete */
+
 export const LLM_DEFAULTS = {
   llmTimeoutMs: 20_000,
   llmMaxCallsPerSession: 200,
@@ -12,20 +22,28 @@ export const LLM_DEFAULTS = {
   llmRetries: 1,
 };
 
-/** Picks the host's completion function: session-bound first, then the plugin-level one. */
+/**
+ * Picks the host's completion function: session-bound first, then the plugin-level one.
+ * @param {any} runtimeContext the host's runtime context of the turn (may carry `llm`)
+ * @param {any} api the plugin api
+ * @returns {Complete | undefined}
+ */
 export function pickComplete(runtimeContext, api) {
   const bound = runtimeContext?.llm?.complete;
-  if (typeof bound === "function") return (p) => bound.call(runtimeContext.llm, p);
+  if (typeof bound === "function") return (/** @type {CompletionParams} */ p) => bound.call(runtimeContext.llm, p);
   try {
     const plugin = api?.runtime?.llm?.complete;
-    if (typeof plugin === "function") return (p) => plugin.call(api.runtime.llm, p);
+    if (typeof plugin === "function") return (/** @type {CompletionParams} */ p) => plugin.call(api.runtime.llm, p);
   } catch {
     // api.runtime throws in registration modes without a runtime
   }
   return undefined;
 }
 
-/** Strips reasoning the model wrote inline (`<think>…</think>`) and surrounding whitespace. */
+/**
+ * Strips reasoning the model wrote inline (`<think>…</think>`) and surrounding whitespace.
+ * @param {unknown} text
+ */
 export function visibleText(text) {
   if (typeof text !== "string") return "";
   return text.replace(/<think(?:ing)?>[\s\S]*?<\/think(?:ing)?>/gi, "").trim();
@@ -33,11 +51,13 @@ export function visibleText(text) {
 
 /** Per-session accounting and the call wrapper. */
 export class LlmBudget {
+  /** @param {Partial<typeof LLM_DEFAULTS>} [limits] */
   constructor(limits = {}) {
     this.limits = { ...LLM_DEFAULTS, ...limits };
     this.calls = 0;
     this.tokens = 0;
     this.failures = 0;
+    /** @type {string | null} */
     this.lastError = null;
   }
 
@@ -55,6 +75,10 @@ export class LlmBudget {
   /**
    * Runs one completion with timeout and retries. Returns the visible text, or null when the
    * call failed, timed out, was over budget, or `accept(text)` refused the answer.
+   * @param {Complete | undefined} complete
+   * @param {CompletionParams} params
+   * @param {{signal?: AbortSignal, accept?: (text: string) => boolean}} [o]
+   * @returns {Promise<string | null>}
    */
   async complete(complete, params, { signal, accept = (t) => t.length > 0 } = {}) {
     if (!complete) return this.fail("no LLM available");
@@ -65,8 +89,10 @@ export class LlmBudget {
       const ctrl = new AbortController();
       const onAbort = () => ctrl.abort();
       signal?.addEventListener?.("abort", onAbort, { once: true });
+      /** @type {ReturnType<typeof setTimeout> | undefined} */
       let timer;
       try {
+        /** @type {Promise<never>} */
         const timeout = new Promise((_, reject) => {
           timer = setTimeout(() => {
             ctrl.abort();
@@ -102,6 +128,11 @@ export class LlmBudget {
     return null;
   }
 
+  /**
+   * Counts a failure and remembers why; returns null (what `complete` returns for it).
+   * @param {string} reason
+   * @returns {null}
+   */
   fail(reason) {
     this.failures++;
     this.lastError = reason;
@@ -109,12 +140,20 @@ export class LlmBudget {
   }
 }
 
+/**
+ * @param {CompletionParams} params
+ * @param {CompletionResult | undefined} res
+ */
 function estimateCost(params, res) {
   const chars = JSON.stringify(params?.messages ?? []).length + String(res?.text ?? "").length;
   return Math.ceil(chars / 4);
 }
 
-/** Parses the sub-topic classifier's answer: `{"subtopic": "...", "isNewSubtopic": bool}`. */
+/**
+ * Parses the sub-topic classifier's answer: `{"subtopic": "...", "isNewSubtopic": bool}`.
+ * @param {string | null | undefined} text
+ * @returns {{subtopic: string, isNewSubtopic: boolean} | null}
+ */
 export function parseSubtopic(text) {
   const m = /\{[\s\S]*\}/.exec(text ?? "");
   if (!m) return null;

@@ -15,6 +15,15 @@ import { scanJsonl, transcriptNodes, activeBranch, toEntry } from "../core/reade
 
 export { toEntry };
 
+/** @import { TranscriptEntry } from "../core/readers.js" */
+
+/**
+ * What one read of a transcript gives: the new entries, the cursor to read on from, whether
+ * the transcript was rewritten (the caller rebuilds from `entries`), and warnings.
+ * @typedef {{entries: TranscriptEntry[], cursor: any, reset: boolean, warnings: string[]}} TranscriptRead
+ */
+/** @typedef {JsonlTranscript | SqliteTranscript} Transcript */
+
 /**
  * Parses JSONL bytes starting at byte `base` of the file, with the rules the CLI shares
  * (js/core/readers.js), leniently: a line that is not JSON is skipped with a warning, and an
@@ -29,15 +38,17 @@ export { toEntry };
 export function parseJsonlBuffer(buf, base = 0, name = "transcript", { firstLine = base === 0 ? 1 : undefined, branch = false } = {}) {
   const scan = scanJsonl(buf, { name, base, firstLine, strict: false, final: false, isUtf8 });
   const header = scan.records.find((r) => r.value?.type === "session")?.value;
-  const entries = scan.records.map((r) => toEntry(r.value, [r.start, r.end])).filter(Boolean);
+  const entries = /** @type {TranscriptEntry[]} */ (scan.records.map((r) => toEntry(r.value, [r.start, r.end])).filter(Boolean));
   const more = branch ? activeBranch(scan.records, { name }).warnings : transcriptNodes(scan.records, { name }).warnings;
   return { entries, warnings: [...scan.warnings, ...more], header, end: scan.end, nextLine: scan.nextLine };
 }
 
 /** A JSONL transcript read incrementally by byte offset. */
 export class JsonlTranscript {
+  /** @param {string} file */
   constructor(file) {
     this.file = file;
+    /** @type {"jsonl"} */
     this.kind = "jsonl";
     // Line number at a byte offset, so warnings of later reads name lines too.
     this.mark = { offset: 0, line: 1 };
@@ -45,9 +56,11 @@ export class JsonlTranscript {
 
   /**
    * Reads entries after `cursor` (a byte offset, or undefined for the whole file).
-   * @returns {Promise<{entries, cursor, reset, warnings}>}
+   * @param {number} [cursor]
+   * @param {object} [_o] what a SQLite read takes (a JSONL read needs nothing more)
+   * @returns {Promise<TranscriptRead>}
    */
-  async read(cursor) {
+  async read(cursor, _o) {
     // A synchronous stat (microseconds): most reads find nothing new, and an asynchronous one
     // would make every request wait for a turn of the event loop.
     const stat = statSync(this.file);
@@ -73,12 +86,18 @@ export class JsonlTranscript {
     }
   }
 
-  /** The lines of the given byte ranges, decoded (without their line ends). */
+  /**
+   * The lines of the given byte ranges, decoded (without their line ends).
+   * @param {[number, number][]} ranges
+   */
   async readRanges(ranges) {
     return (await this.readRangeBytes(ranges)).map((b) => b.toString("utf8").replace(/\r?\n$/, ""));
   }
 
-  /** The exact bytes of the given byte ranges (line ends included), as Buffers. */
+  /**
+   * The exact bytes of the given byte ranges (line ends included), as Buffers.
+   * @param {[number, number][]} ranges
+   */
   async readRangeBytes(ranges) {
     const fh = await fs.open(this.file, "r");
     try {
@@ -101,20 +120,28 @@ export class JsonlTranscript {
  * non-message events, which the index does not need).
  */
 export class SqliteTranscript {
+  /**
+   * @param {any} sdk the host's session-transcript-runtime module
+   * @param {object} identity the session's `{agentId?, sessionId, sessionKey?}`
+   */
   constructor(sdk, identity) {
     this.sdk = sdk;
     this.identity = identity;
+    /** @type {"sqlite"} */
     this.kind = "sqlite";
   }
 
   /**
    * @param {string} [cursor] the reader's opaque cursor from the previous read
    * @param {object} [o]
+   * @param {number} [o.maxPages]
    * @param {string} [o.tip] id of the newest entry already indexed (new entries chain from it)
+   * @returns {Promise<TranscriptRead>}
    */
   async read(cursor, { maxPages = 1000, tip } = {}) {
     let reset = cursor === undefined;
     let cur = cursor;
+    /** @type {TranscriptEntry[]} */
     const entries = [];
     for (let page = 0; page < maxPages; page++) {
       const r = await this.sdk.readSessionTranscriptVisibleMessageDelta({ ...this.identity, ...(cur !== undefined ? { cursor: cur } : {}) });
@@ -139,7 +166,11 @@ export class SqliteTranscript {
     return { entries: relink(entries, reset ? null : tip), cursor: cur, reset, warnings: [] };
   }
 
-  /** The stored events of the given entry ids, as JSON lines (for recovery). */
+  /**
+   * The stored events of the given entry ids, as JSON lines (for recovery).
+   * @param {string[]} ids
+   * @returns {Promise<(string | null)[]>}
+   */
   async readEntries(ids) {
     const want = new Set(ids);
     const events = await this.sdk.readSessionTranscriptEvents(this.identity);
@@ -152,7 +183,11 @@ export class SqliteTranscript {
   }
 }
 
-/** Links entries into one chain continuing from `tip` (for readers that skip non-message events). */
+/**
+ * Links entries into one chain continuing from `tip` (for readers that skip non-message events).
+ * @param {TranscriptEntry[]} entries
+ * @param {string | null | undefined} tip
+ */
 export function relink(entries, tip) {
   let prev = tip ?? null;
   return entries.map((e) => {

@@ -2,9 +2,18 @@
 // the page itself when workers are unavailable. Both answer with the core's result less
 // the messages; the page applies the steps to its own copy of the input (js/core/core.js
 // `applySteps`), exactly as the CLI does.
-import { loadCore, readSession, run } from "./engine.js";
+import { loadCore, readSession, run, replay } from "./engine.js";
 
-/** Starts the engine; resolves once the wasm core is loaded. */
+/** @import { Core } from "../core/core.js" */
+/** @import { PlaygroundSession, ReplayReport, RunResult, RunSettings } from "./engine.js" */
+/** What a runner answers for a run: the core's result less the messages. @typedef {Omit<RunResult, "messages">} RunOutput */
+/** @typedef {WorkerRunner | PageRunner} Runner */
+
+/**
+ * Starts the engine; resolves once the wasm core is loaded.
+ * @param {URL} wasmDir
+ * @returns {Promise<Runner>}
+ */
 export async function createRunner(wasmDir) {
   if (typeof Worker === "function") {
     const w = new WorkerRunner(wasmDir);
@@ -21,12 +30,18 @@ export async function createRunner(wasmDir) {
 }
 
 class WorkerRunner {
+  /** @param {URL} wasmDir */
   constructor(wasmDir) {
+    /** @type {"worker"} */
     this.kind = "worker";
     this.wasmDir = wasmDir;
     this.seq = 0;
+    /** @type {Map<number, {resolve: (value: any) => void, reject: (err: Error) => void}>} */
     this.pending = new Map();
+    /** @type {Error | null} */
     this.failed = null;
+    /** @type {string | undefined} */
+    this.version = undefined;
     this.worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module", name: "contextfold-engine" });
     this.worker.onmessage = (e) => {
       const p = this.pending.get(e.data?.id);
@@ -43,6 +58,12 @@ class WorkerRunner {
     };
   }
 
+  /**
+   * Sends one request to the worker; resolves with its answer.
+   * @param {{type: string, [k: string]: unknown}} msg
+   * @param {Transferable[]} [transfer]
+   * @returns {Promise<any>}
+   */
   call(msg, transfer = []) {
     if (this.failed) return Promise.reject(this.failed);
     const id = ++this.seq;
@@ -57,14 +78,31 @@ class WorkerRunner {
     this.version = v.version;
   }
 
-  /** Hands the worker its own copy of the input bytes (the page keeps the original). */
+  /**
+   * Hands the worker its own copy of the input bytes (the page keeps the original).
+   * @param {Uint8Array} bytes
+   * @param {string} name
+   * @param {string} format
+   */
   setInput(bytes, name, format) {
     const copy = bytes.slice();
     return this.call({ type: "input", bytes: copy, name, format }, [copy.buffer]);
   }
 
+  /**
+   * @param {RunSettings} settings
+   * @returns {Promise<RunOutput>}
+   */
   run(settings) {
     return this.call({ type: "run", settings });
+  }
+
+  /**
+   * @param {RunSettings} settings
+   * @returns {Promise<ReplayReport>}
+   */
+  replay(settings) {
+    return this.call({ type: "replay", settings });
   }
 
   close() {
@@ -73,10 +111,17 @@ class WorkerRunner {
 }
 
 class PageRunner {
+  /** @param {URL} wasmDir */
   constructor(wasmDir) {
+    /** @type {"page"} */
     this.kind = "page";
     this.wasmDir = wasmDir;
+    /** @type {PlaygroundSession | null} */
     this.session = null;
+    /** @type {Core | undefined} */
+    this.core = undefined;
+    /** @type {string | undefined} */
+    this.version = undefined;
   }
 
   async init() {
@@ -84,17 +129,39 @@ class PageRunner {
     this.version = this.core.version;
   }
 
+  /**
+   * @param {Uint8Array} bytes
+   * @param {string} name
+   * @param {string} format
+   */
   async setInput(bytes, name, format) {
     this.session = null;
     this.session = readSession(bytes, { name, format });
   }
 
+  /**
+   * @param {RunSettings} settings
+   * @returns {Promise<RunOutput>}
+   */
   async run(settings) {
     if (!this.session) throw new Error("no input");
-    if (this.core.poisoned) this.core = await loadCore(this.wasmDir);
-    const r = run(this.core, this.session, settings);
+    let core = /** @type {Core} */ (this.core);
+    if (core.poisoned) this.core = core = await loadCore(this.wasmDir);
+    /** @type {Partial<RunResult>} */
+    const r = run(core, this.session, settings);
     delete r.messages;
-    return r;
+    return /** @type {RunOutput} */ (r);
+  }
+
+  /**
+   * @param {RunSettings} settings
+   * @returns {Promise<ReplayReport>}
+   */
+  async replay(settings) {
+    if (!this.session) throw new Error("no input");
+    let core = /** @type {Core} */ (this.core);
+    if (core.poisoned) this.core = core = await loadCore(this.wasmDir);
+    return replay(core, this.session, settings);
   }
 
   close() {}

@@ -1,7 +1,47 @@
 // How the playground shows messages: every message shape the engine accepts (OpenClaw,
-// OpenAI, Anthropic) as a role and a list of parts. Pure DOM building, no state.
+// OpenAI, Anthropic) as a role and a list of parts; and the page's small DOM and number
+// helpers. Pure DOM building, no state.
 
-/** Creates an element: `h("div", {class: "x", onclick}, child, "text", …)`. */
+/**
+ * What an element can hold: nodes, text, numbers, and lists of them (null, undefined and
+ * false are left out).
+ * @typedef {Node | string | number | boolean | null | undefined | Child[]} Child
+ */
+/** One part of a message as the page shows it. @typedef {{type: string, title?: string, text: string}} Part */
+
+/**
+ * The page element with this id (index.html has every id the code asks for).
+ * @param {string} id
+ */
+export const $ = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
+
+/**
+ * A form field of the page (an input, select or textarea) by id: its value, checked state
+ * and placeholder.
+ * @param {string} id
+ */
+export const field = (id) => /** @type {HTMLInputElement} */ (document.getElementById(id));
+
+/**
+ * The form field an input or change event came from.
+ * @param {Event} e
+ */
+export const fieldOf = (e) => /** @type {HTMLInputElement} */ (e.target);
+
+/** A number with thousands separators. */
+export const fmt = (/** @type {unknown} */ n) => Number(n).toLocaleString("en");
+const compact = new Intl.NumberFormat("en", { notation: "compact", maximumFractionDigits: 2 });
+/** Exact below 100,000, compact above (1.31M): for the cards. */
+export const short = (/** @type {number} */ n) => (Math.abs(n) < 100000 ? fmt(n) : compact.format(n));
+
+/**
+ * Creates an element: `h("div", {class: "x", onclick}, child, "text", …)`.
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {Record<string, any> | null} [attrs]
+ * @param {...Child} children
+ * @returns {HTMLElementTagNameMap[K]}
+ */
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs ?? {})) {
@@ -15,13 +55,18 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
+/**
+ * @param {HTMLElement} el
+ * @param {Child[]} children
+ */
 function append(el, children) {
-  for (const c of children.flat(Infinity)) {
+  for (const c of /** @type {any[]} */ (children).flat(Infinity)) {
     if (c === undefined || c === null || c === false) continue;
     el.append(c instanceof Node ? c : document.createTextNode(String(c)));
   }
 }
 
+/** @type {Record<string, string>} */
 const ROLE_LABELS = {
   toolResult: "tool result",
   tool: "tool result",
@@ -30,11 +75,16 @@ const ROLE_LABELS = {
   bashExecution: "shell",
 };
 
-/** The role a message is shown under. */
+/**
+ * The role a message is shown under.
+ * @param {any} m
+ * @returns {string}
+ */
 export function roleOf(m) {
   return typeof m?.role === "string" ? m.role : "unknown";
 }
 
+/** @param {unknown} v */
 function json(v) {
   if (typeof v === "string") {
     try {
@@ -50,17 +100,25 @@ function json(v) {
   }
 }
 
+/**
+ * @param {unknown} content
+ * @returns {string}
+ */
 function textOfBlocks(content) {
   if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((b) => (b?.type === "text" ? b.text : b?.type === "image" ? "[image]" : json(b))).join("\n");
+  if (Array.isArray(content))
+    return content.map((/** @type {any} */ b) => (b?.type === "text" ? b.text : b?.type === "image" ? "[image]" : json(b))).join("\n");
   return content == null ? "" : json(content);
 }
 
 /**
  * The parts of a message, in order: `{type, title?, text}` where `type` is one of
  * text | thinking | reasoning | toolCall | toolResult | image | data.
+ * @param {any} m
+ * @returns {Part[]}
  */
 export function partsOf(m) {
+  /** @type {Part[]} */
   const parts = [];
   if (!m || typeof m !== "object") return [{ type: "data", text: json(m) }];
   if (typeof m.reasoning_content === "string" && m.reasoning_content) parts.push({ type: "reasoning", title: "reasoning_content", text: m.reasoning_content });
@@ -109,7 +167,10 @@ export function partsOf(m) {
   return parts;
 }
 
-/** A one-word name of a message for headers: `tool result · read`. */
+/**
+ * A one-word name of a message for headers: `tool result · read`.
+ * @param {any} m
+ */
 function roleLabel(m) {
   const role = roleOf(m);
   const base = ROLE_LABELS[role] ?? role;
@@ -119,8 +180,8 @@ function roleLabel(m) {
 
 /**
  * Renders one message as an article.
- * @param {object} m
- * @param {{cls?: string, index?: number, meta?: Node[], badges?: {text: string, kind: string, title?: string}[], footer?: Node}} o
+ * @param {any} m
+ * @param {{cls?: string, index?: number, meta?: Node[], badges?: {text: string, kind: string, title?: string}[], footer?: Node | null}} o
  */
 export function renderMessage(m, o = {}) {
   const role = roleOf(m);
@@ -139,6 +200,7 @@ export function renderMessage(m, o = {}) {
   return h("article", { class: `msg msg-${role} ${o.cls ?? ""}`.trim(), dataset: { role } }, head, body, o.footer ?? null);
 }
 
+/** @param {Part} p */
 function renderPart(p) {
   if (p.type === "thinking" || p.type === "reasoning") {
     return h(

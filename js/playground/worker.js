@@ -1,12 +1,23 @@
 // The engine off the page's main thread: a large session takes the core a second or more,
 // and the page stays responsive meanwhile. Messages are handled in order: `init` loads the
-// wasm, `input` reads a session, `run` assembles it with the given settings.
-import { loadCore, readSession, run } from "./engine.js";
+// wasm, `input` reads a session, `run` assembles it with the given settings, `replay` replays
+// it turn by turn.
+import { loadCore, readSession, run, replay } from "./engine.js";
 
+/** @import { Core } from "../core/core.js" */
+/** @import { PlaygroundSession, RunResult } from "./engine.js" */
+
+/** @type {Core | null} */
 let core = null;
+/** @type {URL | null} */
 let wasmDir = null;
+/** @type {PlaygroundSession | null} */
 let session = null;
 
+/**
+ * Answers one request of the page.
+ * @param {any} m `{type: "init", wasmDir} | {type: "input", bytes, name, format} | {type: "run" | "replay", settings}`
+ */
 async function handle(m) {
   switch (m.type) {
     case "init":
@@ -19,11 +30,19 @@ async function handle(m) {
       return { messages: session.messages.length };
     case "run": {
       if (!session) throw new Error("no input");
-      if (core.poisoned) core = await loadCore(wasmDir);
-      const r = run(core, session, m.settings);
+      let live = /** @type {Core} */ (core);
+      if (live.poisoned) core = live = await loadCore(/** @type {URL} */ (wasmDir));
+      /** @type {Partial<RunResult>} */
+      const r = run(live, session, m.settings);
       // The page applies the steps to its own copy of the messages.
       delete r.messages;
       return r;
+    }
+    case "replay": {
+      if (!session) throw new Error("no input");
+      let live = /** @type {Core} */ (core);
+      if (live.poisoned) core = live = await loadCore(/** @type {URL} */ (wasmDir));
+      return replay(live, session, m.settings);
     }
     default:
       throw new Error(`unknown request ${m.type}`);

@@ -41,7 +41,10 @@ test("multi-byte text, CRLF, blank, bad and unterminated lines", () => {
   ];
   const text = lines.join("\n") + "\n" + '{"type":"message","id":"e"';
   const web = same(Buffer.from(text, "utf8"), "t.jsonl");
-  assert.deepEqual(web.entries.map((e) => e.id), ["a", "b", "c", "d"]);
+  assert.deepEqual(
+    web.entries.map((e) => e.id),
+    ["a", "b", "c", "d"],
+  );
   assert.equal(web.entries[2].firstKeptEntryId, "b");
   // Ranges are UTF-8 byte offsets, not string indices.
   const bytes = encodeUtf8(text);
@@ -49,9 +52,16 @@ test("multi-byte text, CRLF, blank, bad and unterminated lines", () => {
 });
 
 test("a byte order mark and invalid UTF-8 decode as Node decodes them", () => {
-  const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"id":"x","parentId":null,"type":"message","message":{"role":"user","content":"hi"}}\n')]);
+  const bom = Buffer.concat([
+    Buffer.from([0xef, 0xbb, 0xbf]),
+    Buffer.from('{"id":"x","parentId":null,"type":"message","message":{"role":"user","content":"hi"}}\n'),
+  ]);
   same(bom, "bom.jsonl");
-  const bad = Buffer.concat([Buffer.from('{"id":"y","parentId":null,"type":"message","message":{"role":"user","content":"'), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from('"}}\n')]);
+  const bad = Buffer.concat([
+    Buffer.from('{"id":"y","parentId":null,"type":"message","message":{"role":"user","content":"'),
+    Buffer.from([0xff, 0xfe, 0xc3]),
+    Buffer.from('"}}\n'),
+  ]);
   const web = same(bad, "bad.jsonl");
   assert.equal(decodeUtf8(bad), bad.toString("utf8"));
   assert.equal(web.entries.length, 1);

@@ -94,11 +94,15 @@ before(async () => {
 
 after(async () => {
   await context?.close();
-  await new Promise((r) => (server ? server.close(r) : r()));
+  await /** @type {Promise<void>} */ (new Promise((r) => (server ? server.close(() => r()) : r())));
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
-/** `node js/cli.js assemble <file> --json …` → {out, log}. */
+/**
+ * `node js/cli.js assemble <file> --json …` → {out, log}.
+ * @param {string} file
+ * @param {{budget?: number | null, prompt?: string, config?: object}} [o]
+ */
 function cliAssemble(file, { budget, prompt, config } = {}) {
   const args = [path.join(ROOT, "js", "cli.js"), "assemble", file, "--json"];
   if (budget != null) args.push("--budget", String(budget));
@@ -141,7 +145,7 @@ function renderedView(selector) {
 async function settled(pred, arg = null) {
   await page.waitForFunction(pred, arg, { timeout: 10000 });
   // One more frame so the DOM of that run is in place.
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => r())));
+  await page.evaluate(() => /** @type {Promise<void>} */ (new Promise((r) => requestAnimationFrame(() => r()))));
 }
 
 async function setNumber(selector, value) {
@@ -189,11 +193,17 @@ test("built-in sample, budget and protected turns set in the UI: the page shows 
   );
   assert.equal((await page.textContent("#logline")).trim(), cli.log);
   assert.equal(await page.textContent("#total-messages"), `${cli.out.stats.clean.messagesBefore} → ${cli.out.messages.length}`);
-  assert.ok(cli.out.turns.some((t) => t.decision === "stubbed"), "the settings fold some turns");
+  assert.ok(
+    cli.out.turns.some((t) => t.decision === "stubbed"),
+    "the settings fold some turns",
+  );
   assert.ok((await page.locator("#context .msg.is-stub .badge-stub").count()) > 0, "stubs are marked");
   // The timeline: one button per turn, with its decision.
   const turns = await page.$$eval("#turns .turn", (els) => els.map((e) => [e.dataset.turn, e.querySelector(".chip").textContent]));
-  assert.deepEqual(turns, cli.out.turns.map((t) => [t.id, t.decision]));
+  assert.deepEqual(
+    turns,
+    cli.out.turns.map((t) => [t.id, t.decision]),
+  );
 });
 
 test("clicking a folded turn shows its original messages and transcript lines", { skip }, async () => {
@@ -210,10 +220,15 @@ test("clicking a folded turn shows its original messages and transcript lines", 
   assert.ok(original.length >= 2);
   const shown = await renderedView(`#turns .turn[data-turn="${folded.id}"] .turn-detail .msg`);
   assert.deepEqual(shown, original.map(expectedView));
-  assert.ok(shown.some((m) => m.role === "toolResult"), "the dropped tool results are back");
+  assert.ok(
+    shown.some((m) => m.role === "toolResult"),
+    "the dropped tool results are back",
+  );
 
   // The transcript lines are what `contextfold recover` prints.
-  const rec = spawnSync(process.execPath, [path.join(ROOT, "js", "cli.js"), "recover", path.join(ROOT, "samples", "session.jsonl"), folded.id, "--json"], { encoding: "utf8" });
+  const rec = spawnSync(process.execPath, [path.join(ROOT, "js", "cli.js"), "recover", path.join(ROOT, "samples", "session.jsonl"), folded.id, "--json"], {
+    encoding: "utf8",
+  });
   assert.equal(rec.status, 0, rec.stderr);
   await li.locator("details.raw > summary").click();
   const raw = (await li.locator(".raw-lines").textContent()).split("\n").map((l) => JSON.parse(l));
@@ -225,9 +240,15 @@ test("clicking a folded turn shows its original messages and transcript lines", 
   const was = await btn.getAttribute("aria-expanded");
   await btn.focus();
   await page.keyboard.press("Enter");
-  await page.waitForFunction(([id, v]) => document.querySelector(`#turns .turn[data-turn="${id}"] .turn-btn`)?.getAttribute("aria-expanded") !== v, [other.id, was]);
+  await page.waitForFunction(
+    ([id, v]) => document.querySelector(`#turns .turn[data-turn="${id}"] .turn-btn`)?.getAttribute("aria-expanded") !== v,
+    [other.id, was],
+  );
   await page.keyboard.press("Space");
-  await page.waitForFunction(([id, v]) => document.querySelector(`#turns .turn[data-turn="${id}"] .turn-btn`)?.getAttribute("aria-expanded") === v, [other.id, was]);
+  await page.waitForFunction(
+    ([id, v]) => document.querySelector(`#turns .turn[data-turn="${id}"] .turn-btn`)?.getAttribute("aria-expanded") === v,
+    [other.id, was],
+  );
   assert.equal(await page.evaluate(() => document.activeElement?.classList.contains("turn-btn")), true, "focus stays on the turn");
 });
 
@@ -253,8 +274,14 @@ test("multi-topic sample with a prompt: topics the prompt refers to come back, a
   const cli = cliAssemble(path.join(SITE, "samples", "multitopic.jsonl"), { prompt, config: { foldOtherTopics: true } });
   assert.deepEqual(r.messages, cli.out.messages);
   assert.deepEqual(await renderedView("#context .msg"), cli.out.messages.map(expectedView));
-  assert.ok(cli.out.turns.some((t) => /refer to topic/.test(t.reason)), "the prompt brings a topic back");
-  assert.ok(cli.out.turns.some((t) => t.decision === "stubbed"), "other topics are stubbed");
+  assert.ok(
+    cli.out.turns.some((t) => /refer to topic/.test(t.reason)),
+    "the prompt brings a topic back",
+  );
+  assert.ok(
+    cli.out.turns.some((t) => t.decision === "stubbed"),
+    "other topics are stubbed",
+  );
   // Open a folded turn for the screenshot.
   const folded = r.turns.find((t) => t.decision === "stubbed");
   await page.locator(`#turns .turn[data-turn="${folded.id}"] .turn-btn`).click();
@@ -292,7 +319,12 @@ test("other formats and every setting through the hook match the CLI", { skip },
     messages: [
       { role: "system", content: "be brief" },
       { role: "user", content: "weather in Oslo?" },
-      { role: "assistant", content: null, reasoning_content: "need the tool", tool_calls: [{ id: "c1", type: "function", function: { name: "weather", arguments: '{"city":"Oslo"}' } }] },
+      {
+        role: "assistant",
+        content: null,
+        reasoning_content: "need the tool",
+        tool_calls: [{ id: "c1", type: "function", function: { name: "weather", arguments: '{"city":"Oslo"}' } }],
+      },
       { role: "tool", tool_call_id: "c1", content: "rain, 9 °C" },
       { role: "assistant", content: "It rains.", reasoning_content: "tool said rain" },
       { role: "user", content: "and tomorrow?" },
@@ -301,12 +333,15 @@ test("other formats and every setting through the hook match the CLI", { skip },
   const file = path.join(tmp, "openai.json");
   writeFileSync(file, JSON.stringify(openai));
   const config = { mode: "fold", preserveRecentMessages: 0, foldOtherTopics: false, summarizeThreshold: 0.5, keepRecentTurns: 0, dropToolCallMessages: false };
-  const r = await page.evaluate(async ([text, cfg]) => {
-    window.__contextfold.setInput(text, "openai.json");
-    window.__contextfold.setConfig(cfg);
-    window.__contextfold.setBudget(5000);
-    return window.__contextfold.setPrompt("");
-  }, [JSON.stringify(openai), config]);
+  const r = await page.evaluate(
+    async ([text, cfg]) => {
+      window.__contextfold.setInput(text, "openai.json");
+      window.__contextfold.setConfig(cfg);
+      window.__contextfold.setBudget(5000);
+      return window.__contextfold.setPrompt("");
+    },
+    [JSON.stringify(openai), config],
+  );
   assert.equal(r.format, "openai");
   const cli = cliAssemble(file, { budget: 5000, config });
   assert.deepEqual(r.messages, cli.out.messages);
@@ -335,6 +370,45 @@ test("other formats and every setting through the hook match the CLI", { skip },
   await page.click("#sample-coding");
   await settled(() => window.__contextfold.lastResult?.name === "session.jsonl");
   assert.equal(await page.isHidden("#status"), true);
+});
+
+test("the replay of the built-in sample plots tokens and cached share per request, with the figures `contextfold replay` prints", { skip }, async () => {
+  await page.click("#sample-coding");
+  await settled(() => window.__contextfold.lastResult?.name === "session.jsonl");
+  await page.evaluate(() => window.__contextfold.setConfig({}));
+  await page.evaluate(() => window.__contextfold.setBudget(1000));
+  await page.click("#replay-box > summary");
+  await page.click("#replay-run");
+  await page.waitForSelector("#replay-tokens polyline", { timeout: 20000 });
+  const args = [path.join(ROOT, "js", "cli.js"), "replay", path.join(ROOT, "samples", "session.jsonl"), "--budget", "1000", "--json"];
+  const r = spawnSync(process.execPath, args, { encoding: "utf8", maxBuffer: 64 << 20 });
+  assert.equal(r.status, 0, r.stderr);
+  const cli = JSON.parse(r.stdout).summary;
+  for (const id of ["#replay-tokens", "#replay-cached"]) {
+    const lines = await page.$$eval(`${id} polyline`, (els) => els.map((e) => [e.dataset.method, e.getAttribute("points").trim().split(/\s+/).length]));
+    assert.deepEqual(
+      lines,
+      ["contextfold", "passThrough", "recency"].map((m) => [m, cli.requests]),
+      `${id}: one point per request for each method`,
+    );
+  }
+  const rows = await page.$$eval("#replay-result tbody tr", (trs) =>
+    trs.map((tr) => [tr.dataset.method, ...[...tr.querySelectorAll("td")].map((td) => td.textContent)]),
+  );
+  assert.deepEqual(
+    rows.map((x) => x.slice(0, 6)),
+    ["contextfold", "passThrough", "recency"].map((m) => {
+      const s = cli.methods[m];
+      return [
+        m,
+        Math.round(s.tokens.mean).toLocaleString("en"),
+        Math.round(s.tokens.max).toLocaleString("en"),
+        String(s.overBudget),
+        s.meanReuse.toFixed(2),
+        String(s.breaks),
+      ];
+    }),
+  );
 });
 
 test("no console errors, nothing fetched from anywhere else, nothing sent", { skip }, async () => {

@@ -70,11 +70,7 @@ const skipReason = hostUnavailableReason();
 // helpers over the fake model's request log (OpenAI chat-completions bodies)
 
 const textOf = (m) =>
-  typeof m?.content === "string"
-    ? m.content
-    : Array.isArray(m?.content)
-      ? m.content.map((p) => (typeof p === "string" ? p : p?.text ?? "")).join("\n")
-      : "";
+  typeof m?.content === "string" ? m.content : Array.isArray(m?.content) ? m.content.map((p) => (typeof p === "string" ? p : (p?.text ?? ""))).join("\n") : "";
 const hasMarker = (haystack, marker) => new RegExp(`${marker}(?!\\d)`).test(haystack);
 const reasoningMarker = (n) => `REASONING-${n}`;
 const isAgentRequest = (r) => Array.isArray(r.body?.tools) && r.body.tools.length > 0;
@@ -91,12 +87,7 @@ function splitAtPrompt(body, prompt) {
 /** A compact signature of a message list (roles, reasoning, tool calls), for comparisons. */
 const shape = (msgs) =>
   msgs.map((m) =>
-    [
-      m.role,
-      m.reasoning_content ? "rc" : "",
-      ...(m.tool_calls ?? []).map((c) => `call:${c.function?.name}`),
-      m.role === "tool" ? "result" : "",
-    ]
+    [m.role, m.reasoning_content ? "rc" : "", ...(m.tool_calls ?? []).map((c) => `call:${c.function?.name}`), m.role === "tool" ? "result" : ""]
       .filter(Boolean)
       .join("+"),
   );
@@ -104,7 +95,7 @@ const shape = (msgs) =>
 // ---------------------------------------------------------------------------------------------
 // one scenario = one isolated host + one fake model + four turns in one session
 
-function turnPrompts(workspace, files) {
+function turnPrompts(files) {
   return [
     "CF-TURN-1: say hello.",
     `CF-TURN-2: please use the tool to read ${files[0].path} and report what it says.`,
@@ -129,10 +120,14 @@ async function runScenario({ name, slot, pluginConfig, inspect, pluginDir }) {
     if (inspect) {
       const run = await runCli(host, ["plugins", "inspect", PLUGIN_ID, "--runtime", "--json"], { timeoutMs: 120_000 });
       let json = null;
-      try { json = parseJsonOutput(run.stdout); } catch { /* asserted in the test */ }
+      try {
+        json = parseJsonOutput(run.stdout);
+      } catch {
+        /* asserted in the test */
+      }
       scenario.inspect = { ...run, json };
     }
-    for (const prompt of turnPrompts(host.workspace, files)) {
+    for (const prompt of turnPrompts(files)) {
       const reqBefore = fake.completions().length;
       const logBefore = readHostLog(host).length;
       const run = await agentTurn(host, prompt.text, { timeoutMs: 180_000, sessionKey: SESSION_KEY });
@@ -176,7 +171,9 @@ function committedRecords(dir) {
         try {
           const rec = JSON.parse(fs.readFileSync(p, "utf8"));
           if (rec && typeof rec.advancementKey === "string") found.push(rec);
-        } catch { /* not a record */ }
+        } catch {
+          /* not a record */
+        }
       }
     }
   };
@@ -233,7 +230,9 @@ describe("contextfold in the real openclaw host", { skip: skipReason ?? false, t
     const t2 = Date.now();
     const ms = (s) => s.turns.map((t) => t.run.ms).join("/");
     const side = (sc) => sc.turns.map((t) => t.sideRequests.length).join("/");
-    console.log(`contextfold scenario ${t1 - t0} ms (inspect ${cf.inspect?.ms} ms, turns ${ms(cf)} ms, tool-free side calls ${side(cf)}); legacy scenario ${t2 - t1} ms (turns ${ms(legacy)} ms, side calls ${side(legacy)})`);
+    console.log(
+      `contextfold scenario ${t1 - t0} ms (inspect ${cf.inspect?.ms} ms, turns ${ms(cf)} ms, tool-free side calls ${side(cf)}); legacy scenario ${t2 - t1} ms (turns ${ms(legacy)} ms, side calls ${side(legacy)})`,
+    );
   });
 
   after(() => {
@@ -250,10 +249,7 @@ describe("contextfold in the real openclaw host", { skip: skipReason ?? false, t
     assert.ok(r.json?.plugin, `inspect printed no plugin object:\n${r.stdout.slice(0, 2000)}`);
     assert.equal(r.json.plugin.id, PLUGIN_ID);
     assert.equal(r.json.plugin.status, "loaded", `status ${r.json.plugin.status}: ${JSON.stringify(r.json.plugin.diagnostics ?? r.json.diagnostics ?? "")}`);
-    assert.ok(
-      (r.json.plugin.contextEngineIds ?? []).includes(PLUGIN_ID),
-      `contextEngineIds = ${JSON.stringify(r.json.plugin.contextEngineIds)}`,
-    );
+    assert.ok((r.json.plugin.contextEngineIds ?? []).includes(PLUGIN_ID), `contextEngineIds = ${JSON.stringify(r.json.plugin.contextEngineIds)}`);
   });
 
   test("all turns complete in both hosts, tool turns run one tool loop each", () => {
@@ -302,7 +298,10 @@ describe("contextfold in the real openclaw host", { skip: skipReason ?? false, t
         for (const t of earlierTurns) {
           if (t.prompt.toolFile) assert.ok(!all.includes(t.prompt.toolFile.marker), `${where}: still contains tool output ${t.prompt.toolFile.marker}`);
           // the conversation itself stays: earlier prompts and final answers
-          assert.ok(history.some((m) => m.role === "user" && textOf(m).includes(t.prompt.tag)), `${where}: lost the user prompt of ${t.prompt.tag}`);
+          assert.ok(
+            history.some((m) => m.role === "user" && textOf(m).includes(t.prompt.tag)),
+            `${where}: lost the user prompt of ${t.prompt.tag}`,
+          );
           const answer = t.run.json?.payloads?.[0]?.text;
           assert.ok(answer && history.some((m) => m.role === "assistant" && textOf(m).includes(answer)), `${where}: lost the answer of ${t.prompt.tag}`);
         }
@@ -318,7 +317,11 @@ describe("contextfold in the real openclaw host", { skip: skipReason ?? false, t
       for (const req of turn.requests) {
         const prevAnswer = splitAtPrompt(req.body, turn.prompt.tag).history.at(-1);
         if (prevAnswer?.reasoning_content) kept.push(`${turn.prompt.tag} request #${req.n}: ${JSON.stringify(prevAnswer.reasoning_content)}`);
-        else assert.ok(!hasMarker(JSON.stringify(req.body.messages), reasoningMarker(prevFinalReq)), `${turn.prompt.tag} request #${req.n} still contains ${reasoningMarker(prevFinalReq)}`);
+        else
+          assert.ok(
+            !hasMarker(JSON.stringify(req.body.messages), reasoningMarker(prevFinalReq)),
+            `${turn.prompt.tag} request #${req.n} still contains ${reasoningMarker(prevFinalReq)}`,
+          );
       }
     }
     assert.deepEqual(
@@ -336,7 +339,10 @@ describe("contextfold in the real openclaw host", { skip: skipReason ?? false, t
       const { live } = splitAtPrompt(followUp.body, turn.prompt.tag);
       const callMsg = live.find((m) => m.role === "assistant" && m.tool_calls?.length);
       assert.ok(callMsg, `${turn.prompt.tag}: the follow-up request lost the live tool call: ${JSON.stringify(live).slice(0, 1500)}`);
-      assert.ok(hasMarker(callMsg.reasoning_content ?? "", reasoningMarker(first.n)), `${turn.prompt.tag}: the live tool call lost its reasoning ${reasoningMarker(first.n)}`);
+      assert.ok(
+        hasMarker(callMsg.reasoning_content ?? "", reasoningMarker(first.n)),
+        `${turn.prompt.tag}: the live tool call lost its reasoning ${reasoningMarker(first.n)}`,
+      );
       const call = callMsg.tool_calls[0];
       assert.equal(call.function.name, "read");
       assert.equal(JSON.parse(call.function.arguments).path, turn.prompt.toolFile.path);
@@ -395,11 +401,7 @@ describe("contextfold in the real openclaw host", { skip: skipReason ?? false, t
     const informational = /\[context-engine\] (deferred turn maintenance (queued|resuming)|maintenance\(\w+\) changed transcript)/;
     const isBad = (l) => bad.test(l) || (l.includes("[context-engine]") && !informational.test(l));
     for (const turn of cf.turns) {
-      const hits = [
-        ...turn.run.stderr.split("\n"),
-        ...turn.run.stdout.split("\n"),
-        ...turn.log.map((e) => e.message),
-      ].filter(isBad);
+      const hits = [...turn.run.stderr.split("\n"), ...turn.run.stdout.split("\n"), ...turn.log.map((e) => e.message)].filter(isBad);
       assert.deepEqual(hits, [], `${turn.prompt.tag}: fallback/diagnostic messages:\n${hits.join("\n")}`);
     }
     assert.deepEqual(pendingOutboxRows(cf.host.stateDir), [], "turn commits are still queued in the host's outbox");

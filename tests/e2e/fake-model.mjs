@@ -23,6 +23,8 @@
 //   topic (~400-500 estimated tokens): "ANSWER-<n> on <topic>." followed by sentences drawn from
 //   the topic's pool, rotated by n, and a unique reference word "ref<n>q". Prompts naming no
 //   topic, and follow-ups after a tool result, get the usual "ANSWER-<n> ..." text.
+// - An agent request whose pending user messages contain "SLOW-<ms>" is answered after <ms>
+//   milliseconds (a turn that keeps the host busy, e.g. while its config changes).
 // - A request that offers no tools (a plugin's own side call, e.g. a summary or a label) gets
 //   "AUX-<n>: ..." or, when it asks for JSON after a {...} template, the template filled in.
 // - Every request is appended as one JSON line `{n, t, method, url, body}` to the log file.
@@ -57,7 +59,11 @@ const FAULT_MODES = new Set(["ok", "hang", "error", "empty", "reasoning", "garba
 /** The side-call mode named by the control file (re-read on every side call). */
 function sideFaultMode() {
   let mode = "";
-  try { mode = fs.readFileSync(SIDE_FAULTS, "utf8").trim(); } catch { /* missing: ok */ }
+  try {
+    mode = fs.readFileSync(SIDE_FAULTS, "utf8").trim();
+  } catch {
+    /* missing: ok */
+  }
   return FAULT_MODES.has(mode) ? mode : "ok";
 }
 
@@ -150,7 +156,7 @@ let toolCalls = 0;
 function textOf(message) {
   const c = message?.content;
   if (typeof c === "string") return c;
-  if (Array.isArray(c)) return c.map((p) => (typeof p === "string" ? p : p?.text ?? "")).join("\n");
+  if (Array.isArray(c)) return c.map((p) => (typeof p === "string" ? p : (p?.text ?? ""))).join("\n");
   return "";
 }
 
@@ -162,11 +168,18 @@ function decide(body, n) {
     // the host may send the prompt plus a second user message carrying runtime context
     let i = msgs.length - 1;
     while (i >= 0 && msgs[i].role === "user") i--;
-    const pending = msgs.slice(i + 1).map(textOf).join("\n");
+    const pending = msgs
+      .slice(i + 1)
+      .map(textOf)
+      .join("\n");
     const named = /use the tool ([A-Za-z_][\w-]*) with args (\{[^\n]*\})/.exec(pending);
     if (named) {
       let args = null;
-      try { args = JSON.parse(named[2]); } catch { /* not JSON: no call */ }
+      try {
+        args = JSON.parse(named[2]);
+      } catch {
+        /* not JSON: no call */
+      }
       const id = `call_fake_${++toolCalls}`;
       if (args && offered.has(named[1])) return { tool: { id, name: named[1], args } };
       if (args && offered.has("tool_call")) return { tool: { id, name: "tool_call", args: { id: named[1], args } } };
@@ -186,7 +199,10 @@ function decide(body, n) {
   if (LONG_ANSWERS && !after && last?.role === "user") {
     let i = msgs.length - 1;
     while (i >= 0 && msgs[i].role === "user") i--;
-    const pending = msgs.slice(i + 1).map(textOf).join("\n");
+    const pending = msgs
+      .slice(i + 1)
+      .map(textOf)
+      .join("\n");
     const topic = TOPICS.find((t) => t.keywords.test(pending));
     if (topic) return { text: longAnswer(topic, n) };
   }
@@ -202,7 +218,11 @@ function auxAnswer(prompt, n) {
       .replace(/"<[^">]*>"/g, `"fake label ${n}"`)
       .replace(/\btrue\|false\b/g, "false")
       .replace(/\bfalse\|true\b/g, "false");
-    try { return JSON.stringify(JSON.parse(filled)); } catch { /* not a template */ }
+    try {
+      return JSON.stringify(JSON.parse(filled));
+    } catch {
+      /* not a template */
+    }
   }
   return `AUX-${n}: fake summary of the given text.`;
 }
@@ -246,6 +266,21 @@ function handleFault(mode, body, res, n) {
   res.end();
 }
 
+/** The delay a pending user message asks for with `SLOW-<ms>` (agent requests only), else 0. */
+function slowMs(body) {
+  const msgs = Array.isArray(body.messages) ? body.messages : [];
+  if (!(body.tools ?? []).length || msgs[msgs.length - 1]?.role !== "user") return 0;
+  let i = msgs.length - 1;
+  while (i >= 0 && msgs[i].role === "user") i--;
+  const m = /\bSLOW-(\d{1,6})\b/.exec(
+    msgs
+      .slice(i + 1)
+      .map(textOf)
+      .join("\n"),
+  );
+  return m ? Number(m[1]) : 0;
+}
+
 function handleCompletion(body, res, n) {
   const r = decide(body, n);
   const id = `chatcmpl-fake-${n}`;
@@ -263,10 +298,16 @@ function handleCompletion(body, res, n) {
       ? { role: "assistant", content: null, reasoning_content: reasoning, tool_calls: [toolCall] }
       : { role: "assistant", content: r.text, reasoning_content: reasoning };
     res.writeHead(200, { "content-type": "application/json" });
-    res.end(JSON.stringify({
-      id, object: "chat.completion", created, model,
-      choices: [{ index: 0, message, finish_reason: r.tool ? "tool_calls" : "stop" }], usage,
-    }));
+    res.end(
+      JSON.stringify({
+        id,
+        object: "chat.completion",
+        created,
+        model,
+        choices: [{ index: 0, message, finish_reason: r.tool ? "tool_calls" : "stop" }],
+        usage,
+      }),
+    );
     return;
   }
   res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
@@ -291,7 +332,11 @@ const server = http.createServer((req, res) => {
   req.on("data", (c) => (data += c));
   req.on("end", () => {
     let body = {};
-    try { body = data ? JSON.parse(data) : {}; } catch { body = { unparsed: data }; }
+    try {
+      body = data ? JSON.parse(data) : {};
+    } catch {
+      body = { unparsed: data };
+    }
     const isCompletion = req.method === "POST" && req.url.endsWith("/chat/completions");
     const n = isCompletion ? ++completions : 0;
     const isSide = isCompletion && !(Array.isArray(body.tools) && body.tools.some((t) => t?.function?.name));
@@ -308,12 +353,14 @@ const server = http.createServer((req, res) => {
       return;
     }
     if (fault && fault !== "ok") return handleFault(fault, body, res, n);
-    handleCompletion(body, res, n);
+    const delay = slowMs(body);
+    if (delay > 0) setTimeout(() => handleCompletion(body, res, n), delay);
+    else handleCompletion(body, res, n);
   });
 });
 
 server.listen(PORT, "127.0.0.1", () => {
-  process.stdout.write(JSON.stringify({ listening: server.address().port }) + "\n");
+  process.stdout.write(JSON.stringify({ listening: /** @type {import("node:net").AddressInfo} */ (server.address()).port }) + "\n");
 });
 for (const sig of ["SIGTERM", "SIGINT"]) {
   process.on(sig, () => {

@@ -106,19 +106,14 @@ const TOPICS = {
     "FT12: When should I use RefCell or Rc to get around the Rust borrow checker?",
   ],
 };
-const recoverPrompt = (turnId) =>
-  `FT13: back to the Rust borrow checker: use the tool context_engine_recover with args ${JSON.stringify({ turnId })}`;
+const recoverPrompt = (turnId) => `FT13: back to the Rust borrow checker: use the tool context_engine_recover with args ${JSON.stringify({ turnId })}`;
 const AFTER_COMPACT_PROMPT = "FT14: One more Rust borrow checker question: how does the HashMap entry API avoid a double borrow?";
 
 // ---------------------------------------------------------------------------------------------
 // helpers
 
 const textOf = (m) =>
-  typeof m?.content === "string"
-    ? m.content
-    : Array.isArray(m?.content)
-      ? m.content.map((p) => (typeof p === "string" ? p : p?.text ?? "")).join("\n")
-      : "";
+  typeof m?.content === "string" ? m.content : Array.isArray(m?.content) ? m.content.map((p) => (typeof p === "string" ? p : (p?.text ?? ""))).join("\n") : "";
 const tagOf = (prompt) => prompt.slice(0, prompt.indexOf(":") + 1);
 const isAgentRequest = (r) => Array.isArray(r.body?.tools) && r.body.tools.length > 0;
 const SUMMARY_LINE = /\[contextfold\] session=(\S+) (\d+)→(\d+) msgs (\d+)→(\d+) tok \((-?\d+)\)((?: \w+=\d+)*)(.*)$/;
@@ -176,7 +171,7 @@ function conservativeTokens(messages) {
 }
 
 /** Content words of a text (lowercase letters only, 3+ characters). */
-const words = (text) => new Set((text.toLowerCase().match(/[a-z]{3,}/g) ?? []));
+const words = (text) => new Set(text.toLowerCase().match(/[a-z]{3,}/g) ?? []);
 
 /**
  * Reads the session's transcript with Node 24: the rows of transcript_events straight from
@@ -238,7 +233,7 @@ describe("contextfold folds a long multi-topic session in the real openclaw host
   let host;
   let fake;
   let gateway;
-  /** @type {{prompt:string, tag:string, topic:string|null, run:object, json:object|null, answer:string, requests:object[], side:object[], log:object[], summary:object|null}[]} */
+  /** @type {{prompt:string, tag:string, topic:string|null, run:any, json:any|null, answer:string, requests:any[], side:any[], log:any[], summary:any|null}[]} */
   const turns = [];
   let compaction;
   let stubTurnId;
@@ -251,7 +246,11 @@ describe("contextfold folds a long multi-topic session in the real openclaw host
     const logBefore = readHostLog(host).length;
     const run = await runCli(host, ["agent", "--agent", "main", "--session-key", SESSION_KEY, "-m", prompt, "--json"], { timeoutMs: TURN_TIMEOUT_MS });
     let json = null;
-    try { json = parseJsonOutput(run.stdout); } catch { /* asserted below */ }
+    try {
+      json = parseJsonOutput(run.stdout);
+    } catch {
+      /* asserted below */
+    }
     const requests = fake.completions().slice(reqBefore);
     const log = readHostLog(host).slice(logBefore);
     const payloads = json?.result?.payloads ?? json?.payloads ?? [];
@@ -285,7 +284,7 @@ describe("contextfold folds a long multi-topic session in the real openclaw host
     const snapshotProblem = pluginProblem(pluginDir);
     if (snapshotProblem) throw new Error(`snapshot of ${PLUGIN_DIR}: ${snapshotProblem}`);
     // the package's own rendering of a recovered message (what context_engine_recover prints)
-    ({ renderMessage } = await import(pathToFileURL(path.join(pluginDir, "js", "openclaw", "tools.js")).href));
+    ({ renderMessage } = await import(pathToFileURL(path.join(pluginDir, "js", "openclaw", "tools", "index.js")).href));
     fake = await startFakeModel({ logFile: path.join(root, "model-requests.jsonl"), args: ["--long-answers"] });
     const hostRoot = path.join(root, "host");
     fs.mkdirSync(hostRoot);
@@ -315,7 +314,11 @@ describe("contextfold folds a long multi-topic session in the real openclaw host
     compaction = await runCli(host, ["sessions", "compact", SESSION_KEY, "--token", gateway.token, "--json"], { timeoutMs: TURN_TIMEOUT_MS });
     compaction.log = readHostLog(host).filter((e) => e.message.includes("[contextfold]") || /compact/i.test(e.message));
     timing.compact = Date.now() - tc;
-    try { compaction.json = parseJsonOutput(compaction.stdout); } catch { compaction.json = null; }
+    try {
+      compaction.json = parseJsonOutput(compaction.stdout);
+    } catch {
+      compaction.json = null;
+    }
 
     await turn(AFTER_COMPACT_PROMPT, "rust");
     await gateway.stop();
@@ -334,7 +337,11 @@ describe("contextfold folds a long multi-topic session in the real openclaw host
 
   test("every turn got the fake model's topic answer (or its tool loop)", () => {
     for (const t of turns.slice(0, 12)) {
-      assert.match(t.answer, new RegExp(`^ANSWER-\\d+ on ${t.topic === "rust" ? "rust borrow checker" : t.topic} \\(ref\\d+q\\)`), `${t.tag}: ${t.answer.slice(0, 200)}`);
+      assert.match(
+        t.answer,
+        new RegExp(`^ANSWER-\\d+ on ${t.topic === "rust" ? "rust borrow checker" : t.topic} \\(ref\\d+q\\)`),
+        `${t.tag}: ${t.answer.slice(0, 200)}`,
+      );
       assert.equal(t.requests.length, 1, `${t.tag}: expected one model request, got ${t.requests.length}`);
     }
     const rec = turns[12];
@@ -344,7 +351,13 @@ describe("contextfold folds a long multi-topic session in the real openclaw host
   test("(1) the history exceeds the budget and FT12's request fits it", () => {
     const t = turns[11];
     const s = t.summary;
-    assert.ok(s, `FT12: no [contextfold] line in the host log:\n${t.log.map((e) => e.message).join("\n").slice(-3000)}`);
+    assert.ok(
+      s,
+      `FT12: no [contextfold] line in the host log:\n${t.log
+        .map((e) => e.message)
+        .join("\n")
+        .slice(-3000)}`,
+    );
     const budget = s.counters.budget;
     console.log(`FT12 engine: ${s.line}`);
     assert.ok(Number.isInteger(budget) && budget > 0, `no budget in ${s.line}`);
@@ -355,10 +368,17 @@ describe("contextfold folds a long multi-topic session in the real openclaw host
     const { history } = splitAtPrompt(t.requests[0].body, t.tag);
     const conservative = conservativeTokens(history);
     const unfolded = conservativeTokens(turns.slice(0, 11).flatMap((x) => [{ content: x.prompt }, { content: x.answer }]));
-    console.log(`FT12 request: ${history.length} history messages, conservative estimate ${conservative} tok (FT01-FT11 unfolded: ${unfolded}); budget ${budget}`);
+    console.log(
+      `FT12 request: ${history.length} history messages, conservative estimate ${conservative} tok (FT01-FT11 unfolded: ${unfolded}); budget ${budget}`,
+    );
     assert.ok(conservative <= budget, `what the model received (~${conservative} tok, conservative) exceeds the budget ${budget}`);
     // every request the engine planned in this session fit its budget
-    const lines = turns.flatMap((x) => x.log.map((e) => parseSummaryLine(e.message)).filter(Boolean).map((l) => ({ tag: x.tag, ...l })));
+    const lines = turns.flatMap((x) =>
+      x.log
+        .map((e) => parseSummaryLine(e.message))
+        .filter(Boolean)
+        .map((l) => ({ tag: x.tag, ...l })),
+    );
     console.log(`engine lines:\n  ${lines.map((l) => `${l.tag} ${l.line.replace(/^\[contextfold\] session=\S+ /, "")}`).join("\n  ")}`);
     for (const l of lines) {
       if (l.counters.budget !== undefined) assert.ok(l.tokAfter <= l.counters.budget, `${l.tag}: ${l.line}`);
@@ -369,11 +389,16 @@ describe("contextfold folds a long multi-topic session in the real openclaw host
   test("(2) FT12's request: recent turns verbatim, other topics as stubs, their long texts absent", () => {
     const t = turns[11];
     const { history } = splitAtPrompt(t.requests[0].body, t.tag);
-    const all = history.map(textOf).join("\n");
     // protected recent turns (FT10, FT11) verbatim
     for (const r of turns.slice(9, 11)) {
-      assert.ok(history.some((m) => m.role === "user" && textOf(m).includes(r.prompt)), `${r.tag}: prompt missing from FT12's request`);
-      assert.ok(history.some((m) => m.role === "assistant" && textOf(m) === r.answer), `${r.tag}: answer not verbatim in FT12's request`);
+      assert.ok(
+        history.some((m) => m.role === "user" && textOf(m).includes(r.prompt)),
+        `${r.tag}: prompt missing from FT12's request`,
+      );
+      assert.ok(
+        history.some((m) => m.role === "assistant" && textOf(m) === r.answer),
+        `${r.tag}: answer not verbatim in FT12's request`,
+      );
     }
     // stubs
     const stubs = stubsIn(history);
@@ -381,7 +406,10 @@ describe("contextfold folds a long multi-topic session in the real openclaw host
     assert.ok(stubs.length >= 2, `expected stubs for weather and sourdough, found ${stubs.length}`);
     // FT09 is of the current topic and not protected: kept in full while the budget allows
     const ft09 = turns[8];
-    assert.ok(history.some((m) => m.role === "assistant" && textOf(m) === ft09.answer), "FT09 (current topic, fits the budget) is not in FT12's request in full");
+    assert.ok(
+      history.some((m) => m.role === "assistant" && textOf(m) === ft09.answer),
+      "FT09 (current topic, fits the budget) is not in FT12's request in full",
+    );
   });
 
   test("(2) the stubs name the other topics' turns by their transcript ids; the transcript keeps everything", () => {
@@ -395,15 +423,32 @@ describe("contextfold folds a long multi-topic session in the real openclaw host
       const msgs = tt.entries.map((e) => e.event.message);
       assert.ok(textOf(msgs[0]).includes(t.prompt), `${t.tag}: transcript prompt differs`);
       const answer = msgs.find((m) => m.role === "assistant");
-      assert.equal(answer.content.filter((p) => p.type === "text").map((p) => p.text).join("\n"), t.answer, `${t.tag}: transcript answer differs`);
-      assert.ok(answer.content.some((p) => p.type === "thinking" && /^REASONING-\d+/.test(p.thinking)), `${t.tag}: transcript lost the reasoning`);
+      assert.equal(
+        answer.content
+          .filter((p) => p.type === "text")
+          .map((p) => p.text)
+          .join("\n"),
+        t.answer,
+        `${t.tag}: transcript answer differs`,
+      );
+      assert.ok(
+        answer.content.some((p) => p.type === "thinking" && /^REASONING-\d+/.test(p.thinking)),
+        `${t.tag}: transcript lost the reasoning`,
+      );
     }
     const t = turns[11];
     const { history } = splitAtPrompt(t.requests[0].body, t.tag);
     const stubs = stubsIn(history);
     const idOf = (tag) => byTag.get(tag).entries[0].event.id;
-    const topicText = (topic) => turns.filter((x) => x.topic === topic).map((x) => `${x.prompt}\n${x.answer}`).join("\n");
-    for (const [topic, tags] of [["weather", ["FT01:", "FT04:"]], ["sourdough", ["FT05:", "FT08:"]]]) {
+    const topicText = (topic) =>
+      turns
+        .filter((x) => x.topic === topic)
+        .map((x) => `${x.prompt}\n${x.answer}`)
+        .join("\n");
+    for (const [topic, tags] of /** @type {[string, string[]][]} */ ([
+      ["weather", ["FT01:", "FT04:"]],
+      ["sourdough", ["FT05:", "FT08:"]],
+    ])) {
       const [firstId, lastId] = tags.map(idOf);
       const stub = stubs.find((s) => s.first === firstId);
       assert.ok(stub, `no stub starts with ${tags[0]}'s entry id ${firstId}; stubs: ${stubs.map((s) => s.text).join(" | ")}`);
@@ -411,7 +456,12 @@ describe("contextfold folds a long multi-topic session in the real openclaw host
       assert.equal(stub.count, 4, `${topic} stub should cover 4 turns: ${stub.text}`);
       // the label is made of that topic's words, and of no other topic's
       const own = words(topicText(topic));
-      const others = words(Object.keys(TOPICS).filter((k) => k !== topic).map(topicText).join("\n"));
+      const others = words(
+        Object.keys(TOPICS)
+          .filter((k) => k !== topic)
+          .map(topicText)
+          .join("\n"),
+      );
       const labelWords = [...words(stub.label)];
       assert.ok(labelWords.length > 0, `${topic} stub has no label: ${stub.text}`);
       for (const w of labelWords) {
@@ -441,11 +491,17 @@ describe("contextfold folds a long multi-topic session in the real openclaw host
     const rec = turns[12];
     const [first, followUp] = rec.requests;
     // the fake model called the tool (directly or through the host's tool_call wrapper)
-    assert.ok(first.body.tools.some((x) => ["context_engine_recover", "tool_call"].includes(x.function?.name)), "FT13: the recover tool is not offered");
+    assert.ok(
+      first.body.tools.some((x) => ["context_engine_recover", "tool_call"].includes(x.function?.name)),
+      "FT13: the recover tool is not offered",
+    );
     const call = followUp.body.messages.find((m) => m.role === "assistant" && m.tool_calls?.length)?.tool_calls[0];
     assert.ok(call, "FT13: the follow-up request carries no tool call");
     const args = JSON.parse(call.function.arguments);
-    assert.deepEqual(call.function.name === "tool_call" ? args : { id: call.function.name, args }, { id: "context_engine_recover", args: { turnId: stubTurnId } });
+    assert.deepEqual(call.function.name === "tool_call" ? args : { id: call.function.name, args }, {
+      id: "context_engine_recover",
+      args: { turnId: stubTurnId },
+    });
     const result = followUp.body.messages.find((m) => m.role === "tool" && m.tool_call_id === call.id);
     assert.ok(result, "FT13: the follow-up request carries no tool result");
     // through the host's tool_call wrapper the result is a JSON envelope {tool, result}
@@ -458,7 +514,9 @@ describe("contextfold folds a long multi-topic session in the real openclaw host
         resultText = textOf(env.result);
         toolDetails = env.result.details ?? null;
       }
-    } catch { /* plain text result */ }
+    } catch {
+      /* plain text result */
+    }
     assert.match(resultText, /^turn /, `the tool did not answer with the turn: ${resultText.slice(0, 500)}`);
 
     // the turn's messages in the transcript, read directly
@@ -495,7 +553,9 @@ describe("contextfold folds a long multi-topic session in the real openclaw host
       assert.equal(got, want, `entry ${ids[i]}: recovered message differs from the transcript row`);
       assert.ok(raw.includes(got), `entry ${ids[i]}: the stored row does not contain the recovered message bytes`);
     }
-    console.log(`recovered turn ${stubTurnId} (FT01): ${ids.length} messages, ${tturn.entries.filter((e) => e.zstd).length} of them zstd rows; tool result ${resultText.length} chars`);
+    console.log(
+      `recovered turn ${stubTurnId} (FT01): ${ids.length} messages, ${tturn.entries.filter((e) => e.zstd).length} of them zstd rows; tool result ${resultText.length} chars`,
+    );
   });
 
   test("(4) sessions compact reaches the engine's compact(): ok, tokensAfter ≤ tokensBefore", () => {

@@ -66,19 +66,31 @@ export function snapshotPlugin(src, dest) {
   const srcNm = path.join(src, "node_modules");
   const names = fs.existsSync(srcNm) ? fs.readdirSync(srcNm) : [];
   for (const name of names) {
-    try { fs.symlinkSync(fs.realpathSync(path.join(srcNm, name)), path.join(nm, name)); } catch { /* dangling: skip */ }
+    try {
+      fs.symlinkSync(fs.realpathSync(path.join(srcNm, name)), path.join(nm, name));
+    } catch {
+      /* dangling: skip */
+    }
   }
   if (!fs.existsSync(path.join(nm, "openclaw"))) fs.symlinkSync(path.join(TESTS_NODE_MODULES, "openclaw"), path.join(nm, "openclaw"));
   return dest;
 }
 
 function killTree(child, signal = "SIGKILL") {
-  try { process.kill(-child.pid, signal); } catch { try { child.kill(signal); } catch { /* gone */ } }
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    try {
+      child.kill(signal);
+    } catch {
+      /* gone */
+    }
+  }
 }
 
 /**
  * Start fake-model.mjs on a free 127.0.0.1 port (`args`: extra options, e.g. ["--long-answers"]).
- * @returns {Promise<{port:number, logFile:string, requests:()=>object[], completions:()=>object[], stop:()=>Promise<{code:number|null, signal:string|null}>}>}
+ * @returns {Promise<{port:number, logFile:string, requests:()=>any[], completions:()=>any[], stop:()=>Promise<{code:number|null, signal:string|null}>}>}
  */
 export async function startFakeModel({ logFile, node = process.execPath, timeoutMs = 10_000, args = [] }) {
   fs.writeFileSync(logFile, "");
@@ -89,18 +101,33 @@ export async function startFakeModel({ logFile, node = process.execPath, timeout
   let stderr = "";
   child.stderr.on("data", (d) => (stderr += d));
   const port = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { killTree(child); reject(new Error(`fake model did not start: ${stderr}`)); }, timeoutMs);
-    child.once("exit", (code) => { clearTimeout(timer); reject(new Error(`fake model exited (${code}): ${stderr}`)); });
+    const timer = setTimeout(() => {
+      killTree(child);
+      reject(new Error(`fake model did not start: ${stderr}`));
+    }, timeoutMs);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`fake model exited (${code}): ${stderr}`));
+    });
     readline.createInterface({ input: child.stdout }).on("line", (line) => {
       try {
         const msg = JSON.parse(line);
-        if (msg.listening) { clearTimeout(timer); resolve(msg.listening); }
-      } catch { /* not ours */ }
+        if (msg.listening) {
+          clearTimeout(timer);
+          resolve(msg.listening);
+        }
+      } catch {
+        /* not ours */
+      }
     });
   });
   child.removeAllListeners("exit");
   const requests = () =>
-    fs.readFileSync(logFile, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l));
+    fs
+      .readFileSync(logFile, "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
   return {
     port,
     logFile,
@@ -199,8 +226,14 @@ export function runCli(host, args, { timeoutMs = 120_000 } = {}) {
     let timedOut = false;
     child.stdout.on("data", (d) => (stdout += d));
     child.stderr.on("data", (d) => (stderr += d));
-    const timer = setTimeout(() => { timedOut = true; killTree(child); }, timeoutMs);
-    child.once("error", (e) => { clearTimeout(timer); reject(e); });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killTree(child);
+    }, timeoutMs);
+    child.once("error", (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
     child.once("close", (code, signal) => {
       clearTimeout(timer);
       resolve({ code, signal, stdout, stderr, ms: Date.now() - started, timedOut });
@@ -211,7 +244,11 @@ export function runCli(host, args, { timeoutMs = 120_000 } = {}) {
 /** Parse the JSON document a `--json` command printed on stdout. */
 export function parseJsonOutput(stdout) {
   const text = stdout.trim();
-  try { return JSON.parse(text); } catch { /* fall through: tolerate leading noise lines */ }
+  try {
+    return JSON.parse(text);
+  } catch {
+    /* fall through: tolerate leading noise lines */
+  }
   const start = text.indexOf("{");
   if (start >= 0) return JSON.parse(text.slice(start));
   throw new Error(`no JSON on stdout: ${text.slice(0, 500)}`);
@@ -222,7 +259,11 @@ export async function agentTurn(host, message, { timeoutMs = 180_000, sessionKey
   const run = await runCli(host, ["agent", "--local", "--agent", "main", "--session-key", sessionKey, "-m", message, "--json"], { timeoutMs });
   let json = null;
   let parseError = null;
-  try { json = parseJsonOutput(run.stdout); } catch (e) { parseError = e; }
+  try {
+    json = parseJsonOutput(run.stdout);
+  } catch (e) {
+    parseError = e;
+  }
   return { ...run, json, parseError };
 }
 
@@ -244,7 +285,11 @@ export function readHostLog(host) {
 }
 
 export function removeDir(dir) {
-  try { fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3 }); } catch { /* best effort */ }
+  try {
+    fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+  } catch {
+    /* best effort */
+  }
 }
 
 async function freePort() {
@@ -252,7 +297,7 @@ async function freePort() {
     const srv = net.createServer();
     srv.once("error", reject);
     srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address();
+      const { port } = /** @type {import("node:net").AddressInfo} */ (srv.address());
       srv.close(() => resolve(port));
     });
   });
@@ -278,6 +323,7 @@ export async function startGateway(host, { timeoutMs = 240_000 } = {}) {
   let output = "";
   child.stdout.on("data", (d) => (output += d));
   child.stderr.on("data", (d) => (output += d));
+  /** @type {() => Promise<void>} */
   const stop = () =>
     new Promise((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve();
@@ -285,16 +331,18 @@ export async function startGateway(host, { timeoutMs = 240_000 } = {}) {
       killTree(child, "SIGTERM");
       setTimeout(() => killTree(child), 5000).unref();
     });
-  await new Promise((resolve, reject) => {
-    const timer = setInterval(() => {
-      if (/\[gateway\] ready\b/.test(output)) {
-        clearInterval(timer);
-        resolve();
-      } else if (child.exitCode !== null || Date.now() - started > timeoutMs) {
-        clearInterval(timer);
-        stop().then(() => reject(new Error(`gateway did not become ready (exit ${child.exitCode}) in ${Date.now() - started} ms:\n${output.slice(-3000)}`)));
-      }
-    }, 250);
-  });
+  await /** @type {Promise<void>} */ (
+    new Promise((resolve, reject) => {
+      const timer = setInterval(() => {
+        if (/\[gateway\] ready\b/.test(output)) {
+          clearInterval(timer);
+          resolve();
+        } else if (child.exitCode !== null || Date.now() - started > timeoutMs) {
+          clearInterval(timer);
+          stop().then(() => reject(new Error(`gateway did not become ready (exit ${child.exitCode}) in ${Date.now() - started} ms:\n${output.slice(-3000)}`)));
+        }
+      }, 250);
+    })
+  );
   return { port, token, ms: Date.now() - started, output: () => output, stop };
 }

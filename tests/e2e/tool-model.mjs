@@ -16,11 +16,7 @@ import http from "node:http";
 import fs from "node:fs";
 
 export const textOf = (m) =>
-  typeof m?.content === "string"
-    ? m.content
-    : Array.isArray(m?.content)
-      ? m.content.map((p) => (typeof p === "string" ? p : p?.text ?? "")).join("\n")
-      : "";
+  typeof m?.content === "string" ? m.content : Array.isArray(m?.content) ? m.content.map((p) => (typeof p === "string" ? p : (p?.text ?? ""))).join("\n") : "";
 
 const STUB = /\[folded[^\]]*? — turns? ([^\s,()\]]+)/;
 
@@ -54,7 +50,10 @@ export function decide(body, n, counter) {
   let u = msgs.length - 1;
   while (u >= 0 && !(msgs[u].role === "assistant" && !msgs[u].tool_calls?.length)) u--;
   const turn = msgs.slice(u + 1);
-  const prompt = turn.filter((m) => m.role === "user").map(textOf).join("\n");
+  const prompt = turn
+    .filter((m) => m.role === "user")
+    .map(textOf)
+    .join("\n");
   const results = turn.filter((m) => m.role === "tool").length;
   const calls = [...prompt.matchAll(/^.*?CALL (\w+) (\{.*\})\s*$/gm)].map((m) => ({ tool: m[1], args: m[2] }));
   const next = calls[results];
@@ -73,7 +72,11 @@ export function decide(body, n, counter) {
   return { text: `ANSWER-${n}${results ? " after tool" : ""}` };
 }
 
-/** Starts the model. @returns {Promise<{port, requests: () => object[], stop: () => Promise<void>}>} */
+/**
+ * Starts the model.
+ * @param {{logFile?: string}} [o]
+ * @returns {Promise<{port: number, requests: () => any[], stop: () => Promise<void>}>}
+ */
 export async function startToolModel({ logFile } = {}) {
   const log = [];
   const counter = { completions: 0, calls: 0 };
@@ -109,12 +112,23 @@ export async function startToolModel({ logFile } = {}) {
       if (!body.stream) {
         const message = r.tool ? { role: "assistant", content: null, tool_calls: [call] } : { role: "assistant", content: r.text };
         res.writeHead(200, { "content-type": "application/json" });
-        res.end(JSON.stringify({ id, object: "chat.completion", created, model, choices: [{ index: 0, message, finish_reason: r.tool ? "tool_calls" : "stop" }], usage }));
+        res.end(
+          JSON.stringify({
+            id,
+            object: "chat.completion",
+            created,
+            model,
+            choices: [{ index: 0, message, finish_reason: r.tool ? "tool_calls" : "stop" }],
+            usage,
+          }),
+        );
         return;
       }
       res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
       const chunk = (delta, finish_reason = null, extra = {}) =>
-        res.write(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, finish_reason }], ...extra })}\n\n`);
+        res.write(
+          `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, finish_reason }], ...extra })}\n\n`,
+        );
       chunk({ role: "assistant", content: "" });
       if (r.tool) {
         chunk({ tool_calls: [{ index: 0, ...call }] });
@@ -127,9 +141,9 @@ export async function startToolModel({ logFile } = {}) {
       res.end();
     });
   });
-  await new Promise((resolveListen) => server.listen(0, "127.0.0.1", resolveListen));
+  await /** @type {Promise<void>} */ (new Promise((resolveListen) => server.listen(0, "127.0.0.1", () => resolveListen())));
   return {
-    port: server.address().port,
+    port: /** @type {import("node:net").AddressInfo} */ (server.address()).port,
     requests: () => log.slice(),
     stop: () =>
       new Promise((done) => {

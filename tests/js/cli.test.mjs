@@ -8,11 +8,20 @@ test("clean --json on the sample session: what the model sees and the seed's log
   const r = cli(["clean", SAMPLE, "--json"]);
   assert.equal(r.code, 0, r.stderr);
   const { messages, stats } = JSON.parse(r.stdout);
-  assert.match(r.stderr, /^\[contextfold\] session=sample-ledger-session 25→10 msgs \d+→\d+ tok \(-\d+\) cleanedRC=0 cleanedThink=11 dropTool=8 dropAsstTC=6$/m);
+  assert.match(
+    r.stderr,
+    /^\[contextfold\] session=sample-ledger-session 25→10 msgs \d+→\d+ tok \(-\d+\) cleanedRC=0 cleanedThink=11 dropTool=8 dropAsstTC=6$/m,
+  );
   assert.equal(messages.length, stats.messagesAfter);
   const before = messages.slice(0, -1);
-  assert.ok(before.every((m) => m.role !== "toolResult"), "no completed tool results");
-  assert.ok(before.every((m) => !JSON.stringify(m.content).includes('"thinking"')), "no thinking before the frontier");
+  assert.ok(
+    before.every((m) => m.role !== "toolResult"),
+    "no completed tool results",
+  );
+  assert.ok(
+    before.every((m) => !JSON.stringify(m.content).includes('"thinking"')),
+    "no thinking before the frontier",
+  );
   const last = messages.at(-1);
   assert.equal(last.content[0].type, "thinking", "the frontier message is untouched");
   assert.ok(stats.tokensAfter < stats.tokensBefore * 0.1);
@@ -35,7 +44,12 @@ test("stdin, JSON arrays, OpenAI and Anthropic request bodies", () => {
     messages: [
       { role: "system", content: "be brief" },
       { role: "user", content: "weather?" },
-      { role: "assistant", content: null, reasoning_content: "need the tool", tool_calls: [{ id: "c1", type: "function", function: { name: "weather", arguments: "{\"city\":\"Oslo\"}" } }] },
+      {
+        role: "assistant",
+        content: null,
+        reasoning_content: "need the tool",
+        tool_calls: [{ id: "c1", type: "function", function: { name: "weather", arguments: '{"city":"Oslo"}' } }],
+      },
       { role: "tool", tool_call_id: "c1", content: "rain" },
       { role: "assistant", content: "It rains.", reasoning_content: "tool said rain" },
       { role: "user", content: "thanks" },
@@ -44,7 +58,10 @@ test("stdin, JSON arrays, OpenAI and Anthropic request bodies", () => {
   const o = cli(["clean", "-", "--json", "--format", "openai"], JSON.stringify(openai));
   assert.equal(o.code, 0, o.stderr);
   const om = JSON.parse(o.stdout).messages;
-  assert.deepEqual(om.map((m) => m.role), ["system", "user", "assistant", "user"]);
+  assert.deepEqual(
+    om.map((m) => m.role),
+    ["system", "user", "assistant", "user"],
+  );
   assert.equal(om[2].reasoning_content, undefined);
   assert.match(o.stderr, /cleanedRC=2 cleanedThink=0 dropTool=1 dropAsstTC=1/);
 
@@ -52,7 +69,13 @@ test("stdin, JSON arrays, OpenAI and Anthropic request bodies", () => {
     system: "be brief",
     messages: [
       { role: "user", content: "list files" },
-      { role: "assistant", content: [{ type: "thinking", thinking: "use ls", signature: "s1" }, { type: "tool_use", id: "t1", name: "ls", input: {} }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: "use ls", signature: "s1" },
+          { type: "tool_use", id: "t1", name: "ls", input: {} },
+        ],
+      },
       { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "a b c" }] },
       { role: "assistant", content: [{ type: "text", text: "a, b and c" }] },
       { role: "user", content: "ok" },
@@ -60,7 +83,10 @@ test("stdin, JSON arrays, OpenAI and Anthropic request bodies", () => {
   };
   const a = cli(["clean", "-", "--json"], JSON.stringify(anthropic));
   assert.equal(a.code, 0, a.stderr);
-  assert.deepEqual(JSON.parse(a.stdout).messages.map((m) => m.role), ["user", "assistant", "user"]);
+  assert.deepEqual(
+    JSON.parse(a.stdout).messages.map((m) => m.role),
+    ["user", "assistant", "user"],
+  );
 });
 
 test("malformed input: clear errors naming the line; a truncated last line is skipped", () => {
@@ -88,7 +114,10 @@ test("malformed input: clear errors naming the line; a truncated last line is sk
 test("the built-in samples are what their generators write", async () => {
   const { execFileSync } = await import("node:child_process");
   const { ROOT } = await import("./helpers.mjs");
-  for (const [gen, file] of [["generate-session.mjs", "session.jsonl"], ["generate-multitopic.mjs", "multitopic.jsonl"]]) {
+  for (const [gen, file] of [
+    ["generate-session.mjs", "session.jsonl"],
+    ["generate-multitopic.mjs", "multitopic.jsonl"],
+  ]) {
     const out = execFileSync(process.execPath, [`${ROOT}/samples/${gen}`], { encoding: "utf8" });
     assert.equal(out, readFileSync(`${ROOT}/samples/${file}`, "utf8"), file);
   }
@@ -112,4 +141,39 @@ test("assemble folds other topics into stubs and fits the budget; recover return
   const lines = readFileSync(file, "utf8").split("\n");
   const start = lines.findIndex((l) => l.includes(`"id":"${id}"`));
   assert.equal(rec.stdout, lines.slice(start, start + rec.stdout.trimEnd().split("\n").length).join("\n") + "\n");
+});
+
+test("recover pages count from 1; a page past the end or page 0 is refused", () => {
+  const file = SAMPLE.replace("session.jsonl", "multitopic.jsonl");
+  const index = JSON.parse(cli(["index", file, "--json"]).stdout);
+  const id = index.turns[0].id;
+  const whole = cli(["recover", file, id]);
+  assert.equal(whole.code, 0, whole.stderr);
+  assert.match(whole.stderr, /page 1 of 1/);
+  const first = cli(["recover", file, id, "--page", "1"]);
+  assert.equal(first.code, 0, first.stderr);
+  assert.equal(first.stdout, whole.stdout, "--page 1 is the first page");
+  assert.match(first.stderr, /page 1 of 1/);
+  assert.equal(JSON.parse(cli(["recover", file, id, "--page", "1", "--json"]).stdout).page, 1);
+  const past = cli(["recover", file, id, "--page", "2"]);
+  assert.equal(past.code, 1);
+  assert.equal(past.stdout, "");
+  assert.match(past.stderr, /has 1 page\(s\) of 50 entries; --page 2 is past the last/);
+  const zero = cli(["recover", file, id, "--page", "0"]);
+  assert.equal(zero.code, 2);
+  assert.match(zero.stderr, /--page counts from 1/);
+});
+
+test("assemble's stderr line: the request line of the log, with folding fields only when something folded", () => {
+  const plain = cli(["assemble", SAMPLE, "--json"]);
+  assert.equal(plain.code, 0, plain.stderr);
+  const line = plain.stderr.split("\n").find((l) => l.startsWith("[contextfold]"));
+  assert.match(line, /^\[contextfold\] session=sample-ledger-session 25→10 msgs \d+→\d+ tok \(-\d+\) cleanedRC=0 cleanedThink=11 dropTool=8 dropAsstTC=6$/);
+  const file = SAMPLE.replace("session.jsonl", "multitopic.jsonl");
+  const folded = cli(["assemble", file, "--json", "--budget", "600"]);
+  assert.match(folded.stderr, /dropAsstTC=\d+ folded=[1-9]\d* truncated=\d+ budget=600$/m);
+  // over budget without folding: the budget and the one over-budget note
+  const over = cli(["assemble", SAMPLE, "--json", "--budget", "256"]);
+  assert.match(over.stderr, /dropAsstTC=6 budget=256 over-budget: the protected recent turns alone exceed the budget$/m);
+  assert.doesNotMatch(over.stderr, /OVER-BUDGET|folded=0/);
 });

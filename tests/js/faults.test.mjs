@@ -52,15 +52,15 @@ test("a crash inside the core: the host's messages come back unchanged, then a f
   assert.notEqual(await loadCore(), core);
 });
 
-test("assemble has a wall-clock guard: a hanging transcript read cannot hold the turn", async () => {
+// The read never settles: without the guard the assemble would never return (the test's
+// timeout turns that into a failure instead of a hang).
+test("assemble has a wall-clock guard: a hanging transcript read cannot hold the turn", { timeout: 60_000 }, async () => {
   const { e, logs } = engine({ assembleTimeoutMs: 200 });
   const key = "agent:main:hang";
   await e.bootstrap({ sessionKey: key });
   liveSessions().map.get(key).transcript = { kind: "jsonl", read: () => new Promise(() => {}) };
   const input = conversation();
-  const t0 = Date.now();
   const r = await e.assemble({ sessionKey: key, messages: input, prompt: "next" });
-  assert.ok(Date.now() - t0 < 2000);
   assert.equal(r.messages, input);
   assert.match(logs.warn.at(-1), /assemble took longer than 200 ms/);
 });
@@ -70,7 +70,12 @@ test("LLMs that hang, fail, answer nothing, only reason, or answer garbage leave
   const params = { messages: [{ role: "user", content: "x" }] };
   assert.equal(await b.complete(() => new Promise(() => {}), params), null);
   assert.match(b.lastError, /timed out after 100 ms/);
-  assert.equal(await b.complete(async () => { throw new Error("503 overloaded"); }, params), null);
+  assert.equal(
+    await b.complete(async () => {
+      throw new Error("503 overloaded");
+    }, params),
+    null,
+  );
   assert.match(b.lastError, /503/);
   assert.equal(await b.complete(async () => ({ text: "" }), params), null);
   assert.match(b.lastError, /no visible text/);
@@ -110,7 +115,13 @@ function sampleLive(dir) {
   const file = path.join(host, "s.jsonl");
   cpSync(SAMPLE, file);
   const log = logger();
-  const live = new LiveSession({ stateDir: path.join(dir, "state"), sessionKey: "agent:main:s", config: {}, logger: log, transcript: new JsonlTranscript(file) });
+  const live = new LiveSession({
+    stateDir: path.join(dir, "state"),
+    sessionKey: "agent:main:s",
+    config: {},
+    logger: log,
+    transcript: new JsonlTranscript(file),
+  });
   return { live, logs: log.logs };
 }
 
@@ -121,20 +132,27 @@ test("damaged side caches are rebuilt from the transcript with a warning", async
   assert.equal(u.turns, 5);
   await first.live.putSummary("e0004", "[summary of turn e0004] read the ledger", "heuristic");
   const sdir = first.live.dir;
+  /** @type {[string, () => void][]} */
   const cases = [
-    ["corrupt index", () => writeFileSync(path.join(sdir, "index.json"), "{\"version\":1,\"ind")],
+    ["corrupt index", () => writeFileSync(path.join(sdir, "index.json"), '{"version":1,"ind')],
     ["wrong version", () => writeFileSync(path.join(sdir, "index.json"), JSON.stringify({ version: 999, source: "jsonl", index: {} }))],
-    ["unreadable index", () => {
-      // a directory where the file should be: reading (and replacing) it fails, even as root
-      const f = path.join(sdir, "index.json");
-      rmSync(f, { force: true });
-      mkdirSync(f);
-    }],
-    ["truncated summary", () => {
-      const sd = path.join(sdir, "summaries");
-      const f = path.join(sd, readdirSync(sd)[0]);
-      writeFileSync(f, readFileSync(f, "utf8").slice(0, 10));
-    }],
+    [
+      "unreadable index",
+      () => {
+        // a directory where the file should be: reading (and replacing) it fails, even as root
+        const f = path.join(sdir, "index.json");
+        rmSync(f, { force: true });
+        mkdirSync(f);
+      },
+    ],
+    [
+      "truncated summary",
+      () => {
+        const sd = path.join(sdir, "summaries");
+        const f = path.join(sd, readdirSync(sd)[0]);
+        writeFileSync(f, readFileSync(f, "utf8").slice(0, 10));
+      },
+    ],
   ];
   for (const [name, damage] of cases) {
     damage();

@@ -43,10 +43,35 @@ export function conversation() {
   const call = { type: "toolCall", id: "call_1", name: "read", arguments: { path: "a.txt" } };
   return [
     { role: "user", content: [{ type: "text", text: "read a.txt" }], timestamp: 1 },
-    { role: "assistant", content: [{ type: "thinking", thinking: "I will read it", thinkingSignature: "sig" }, call], provider: "deepseek", stopReason: "toolUse", timestamp: 2 },
+    {
+      role: "assistant",
+      content: [{ type: "thinking", thinking: "I will read it", thinkingSignature: "sig" }, call],
+      provider: "deepseek",
+      stopReason: "toolUse",
+      timestamp: 2,
+    },
     { role: "toolResult", toolCallId: "call_1", toolName: "read", content: [{ type: "text", text: "A".repeat(4000) }], isError: false, timestamp: 3 },
-    { role: "assistant", content: [{ type: "thinking", thinking: "done reading" }, { type: "text", text: "a.txt is all As" }], provider: "deepseek", stopReason: "stop", timestamp: 4, __openclaw: { runId: "r1" } },
+    {
+      role: "assistant",
+      content: [
+        { type: "thinking", thinking: "done reading" },
+        { type: "text", text: "a.txt is all As" },
+      ],
+      provider: "deepseek",
+      stopReason: "stop",
+      timestamp: 4,
+      __openclaw: { runId: "r1" },
+    },
     { role: "user", content: "thanks", timestamp: 5 },
-    { role: "assistant", content: [{ type: "thinking", thinking: "reply" }, { type: "text", text: "you're welcome" }], provider: "deepseek", stopReason: "stop", timestamp: 6 },
+    {
+      role: "assistant",
+      content: [
+        { type: "thinking", thinking: "reply" },
+        { type: "text", text: "you're welcome" },
+      ],
+      provider: "deepseek",
+      stopReason: "stop",
+      timestamp: 6,
+    },
   ];
 }

@@ -16,8 +16,6 @@ const HOST = mkdtempSync(path.join(os.tmpdir(), "cf-host-"));
 process.env.OPENCLAW_STATE_DIR = HOST;
 
 const manifest = JSON.parse(readFileSync(path.join(PKG, "openclaw.plugin.json"), "utf8"));
-// The engine reads a session's runtime overrides (state.json `config`) once openLive merges them.
-const engineHonorsOverrides = readFileSync(path.join(PKG, "js", "openclaw", "engine.js"), "utf8").includes("s.state.config");
 
 const WEATHER = ["rain", "forecast", "umbrella", "cloudy", "Paris", "wind", "temperature", "sunny"];
 const CODE = ["rust", "borrow", "checker", "lifetime", "compile", "cargo", "trait", "struct"];
@@ -30,21 +28,60 @@ function conversation(spec, { resultChars = 2000 } = {}) {
   for (const [tag, vocab] of spec) {
     const call = `call_${tag}`;
     msgs.push({ role: "user", content: [{ type: "text", text: `${tag}: ${words(vocab, 60)}` }], timestamp: ts++ });
-    msgs.push({ role: "assistant", content: [{ type: "thinking", thinking: `thinking about ${tag}`, thinkingSignature: "sig" }, { type: "toolCall", id: call, name: tag.startsWith("D") ? "deploy" : "read", arguments: { path: `${tag}.txt` } }], provider: "anthropic", stopReason: "toolUse", timestamp: ts++ });
-    msgs.push({ role: "toolResult", toolCallId: call, toolName: "read", content: [{ type: "text", text: `RESULT-${tag} ${"A".repeat(resultChars)}` }], isError: false, timestamp: ts++ });
-    msgs.push({ role: "assistant", content: [{ type: "text", text: `ANSWER-${tag}: ${words(vocab, 30)}` }], provider: "anthropic", stopReason: "stop", timestamp: ts++ });
+    msgs.push({
+      role: "assistant",
+      content: [
+        { type: "thinking", thinking: `thinking about ${tag}`, thinkingSignature: "sig" },
+        { type: "toolCall", id: call, name: tag.startsWith("D") ? "deploy" : "read", arguments: { path: `${tag}.txt` } },
+      ],
+      provider: "anthropic",
+      stopReason: "toolUse",
+      timestamp: ts++,
+    });
+    msgs.push({
+      role: "toolResult",
+      toolCallId: call,
+      toolName: "read",
+      content: [{ type: "text", text: `RESULT-${tag} ${"A".repeat(resultChars)}` }],
+      isError: false,
+      timestamp: ts++,
+    });
+    msgs.push({
+      role: "assistant",
+      content: [{ type: "text", text: `ANSWER-${tag}: ${words(vocab, 30)}` }],
+      provider: "anthropic",
+      stopReason: "stop",
+      timestamp: ts++,
+    });
   }
   return msgs;
 }
 
-const STANDARD = [["W1", WEATHER], ["W2", WEATHER], ["W3", WEATHER], ["C1", CODE], ["C2", CODE], ["C3", CODE]];
+const STANDARD = [
+  ["W1", WEATHER],
+  ["W2", WEATHER],
+  ["W3", WEATHER],
+  ["C1", CODE],
+  ["C2", CODE],
+  ["C3", CODE],
+];
 
 /** Writes the messages as an OpenClaw session JSONL; returns the file and its entries' byte ranges. */
 function writeTranscript(sessionId, messages, agentId = "main") {
   const dir = path.join(HOST, "agents", agentId, "sessions");
   mkdirSync(dir, { recursive: true });
   const lines = [JSON.stringify({ type: "session", version: 4, id: sessionId, timestamp: "2026-11-30T00:00:00.000Z", cwd: "/" })];
-  messages.forEach((m, i) => lines.push(JSON.stringify({ type: "message", id: `${sessionId}-e${i + 1}`, parentId: i ? `${sessionId}-e${i}` : null, timestamp: "2026-11-30T00:00:00.000Z", message: m })));
+  for (const [i, m] of messages.entries()) {
+    lines.push(
+      JSON.stringify({
+        type: "message",
+        id: `${sessionId}-e${i + 1}`,
+        parentId: i ? `${sessionId}-e${i}` : null,
+        timestamp: "2026-11-30T00:00:00.000Z",
+        message: m,
+      }),
+    );
+  }
   const file = path.join(dir, `${sessionId}.jsonl`);
   writeFileSync(file, lines.join("\n") + "\n");
   return file;
@@ -52,7 +89,10 @@ function writeTranscript(sessionId, messages, agentId = "main") {
 
 let counter = 0;
 
-/** A fresh plugin, session and transcript: {tools, run, engine, assemble, ...}. */
+/**
+ * A fresh plugin, session and transcript: {tools, run, engine, assemble, ...}.
+ * @param {{spec?: any[], pluginConfig?: object, messages?: any[], transcript?: boolean, runtime?: object}} [o]
+ */
 async function setup({ spec = STANDARD, pluginConfig = {}, messages, transcript = true, runtime = {} } = {}) {
   const n = ++counter;
   const sessionId = `sess-${n}`;
@@ -151,7 +191,13 @@ test("context_pin: a pinned turn is never stubbed in the next assemble; unpin re
 });
 
 test("context_pin: a pinned turn is also left uncleaned (thinking and tool output kept)", { skip }, async () => {
-  const t = await setup({ spec: [["C1", CODE], ["C2", CODE], ["C3", CODE]] });
+  const t = await setup({
+    spec: [
+      ["C1", CODE],
+      ["C2", CODE],
+      ["C3", CODE],
+    ],
+  });
   let r = await t.assemble();
   assert.ok(!sent(r).includes("RESULT-C1") && !sent(r).includes("thinking about C1"), "cleaned without a pin");
   const c1 = (await t.run("session_index_query", { query: "turns" })).details.turns[0].id;
@@ -164,7 +210,15 @@ test("context_pin: a pinned turn is also left uncleaned (thinking and tool outpu
 });
 
 test("context_pin: pinned turns are protected from budget folding too", { skip }, async () => {
-  const t = await setup({ spec: [["C0", CODE], ["C1", CODE], ["C2", CODE], ["C3", CODE], ["C4", CODE]] });
+  const t = await setup({
+    spec: [
+      ["C0", CODE],
+      ["C1", CODE],
+      ["C2", CODE],
+      ["C3", CODE],
+      ["C4", CODE],
+    ],
+  });
   let r = await t.assemble(400);
   const stubbed = r.messages.filter((m) => /\[folded/.test(textOf(m))).length;
   assert.ok(stubbed >= 1, "a small budget folds old turns");
@@ -202,7 +256,7 @@ test("context_config: view, change (validated by the schema and the core), persi
   assert.deepEqual(t.state().config, {});
 });
 
-test("context_config: a change takes effect in the engine's next assemble", { skip: skip || (!engineHonorsOverrides && "needs the engine to merge the session's overrides (openLive)") }, async () => {
+test("context_config: a change takes effect in the engine's next assemble", { skip }, async () => {
   const t = await setup();
   let r = await t.assemble();
   assert.ok(isStubbed(r, "W1"));
@@ -218,7 +272,14 @@ test("context_config: a change takes effect in the engine's next assemble", { sk
 });
 
 test("context_engine_recover: complete original messages from the transcript, paged, with unfold", { skip }, async () => {
-  const t = await setup({ spec: [["W1", WEATHER], ["W2", WEATHER], ["C1", CODE], ["C2", CODE]] });
+  const t = await setup({
+    spec: [
+      ["W1", WEATHER],
+      ["W2", WEATHER],
+      ["C1", CODE],
+      ["C2", CODE],
+    ],
+  });
   const r = await t.assemble();
   assert.ok(!sent(r).includes("RESULT-W1"), "the tool output is not in the request");
   const w1 = (await t.run("context_engine_explain", { decision: "stubbed" })).details.turns[0].id;
@@ -245,7 +306,12 @@ test("context_engine_recover: complete original messages from the transcript, pa
 });
 
 test("session_index_read_raw returns the exact transcript bytes of a turn", { skip }, async () => {
-  const t = await setup({ spec: [["W1", WEATHER], ["C1", CODE]] });
+  const t = await setup({
+    spec: [
+      ["W1", WEATHER],
+      ["C1", CODE],
+    ],
+  });
   await t.run("session_index_build", {});
   const turns = (await t.run("session_index_query", { query: "turns" })).details.turns;
   const bytes = readFileSync(t.file);
@@ -259,7 +325,15 @@ test("session_index_read_raw returns the exact transcript bytes of a turn", { sk
 });
 
 test("large results are cut at 64 KB and continue with offset", { skip }, async () => {
-  const t = await setup({ messages: conversation([["B1", CODE], ["B2", CODE]], { resultChars: 150_000 }) });
+  const t = await setup({
+    messages: conversation(
+      [
+        ["B1", CODE],
+        ["B2", CODE],
+      ],
+      { resultChars: 150_000 },
+    ),
+  });
   const id = (await t.run("session_index_query", { query: "turns" })).details.turns[0].id;
   const a = await t.run("context_engine_recover", { turnId: id });
   assert.ok(a.details.nextOffset > 0);
@@ -276,9 +350,15 @@ test("large results are cut at 64 KB and continue with offset", { skip }, async 
 test("bad arguments and traversal attempts fail cleanly", { skip }, async () => {
   const t = await setup();
   for (const name of ["context_engine_recover", "session_index_read_raw", "context_pin"]) {
-    await assert.rejects(t.run(name, { turnId: "../../etc/passwd" }), new RegExp(`^Error: ${name}: no turn "\\.\\./\\.\\./etc/passwd" in this session's index`));
+    await assert.rejects(
+      t.run(name, { turnId: "../../etc/passwd" }),
+      new RegExp(`^Error: ${name}: no turn "\\.\\./\\.\\./etc/passwd" in this session's index`),
+    );
   }
-  await assert.rejects(t.run("context_engine_recover", { turnId: "x", path: "/etc/passwd" }), /context_engine_recover: unknown argument "path" in arguments; allowed: turnId, page, pageSize, offset, unfold/);
+  await assert.rejects(
+    t.run("context_engine_recover", { turnId: "x", path: "/etc/passwd" }),
+    /context_engine_recover: unknown argument "path" in arguments; allowed: turnId, page, pageSize, offset, unfold/,
+  );
   await assert.rejects(t.run("context_engine_recover", {}), /arguments.turnId is required/);
   await assert.rejects(t.run("context_engine_recover", { turnId: 5 }), /arguments.turnId must be a string, got number/);
   await assert.rejects(t.run("context_engine_recover", { turnId: "a".repeat(201) }), /at most 200 characters/);
@@ -298,7 +378,12 @@ test("bad arguments and traversal attempts fail cleanly", { skip }, async () => 
 
 test("tools need a session in their context and never read another session's data", { skip }, async () => {
   const a = await setup();
-  const b = await setup({ spec: [["Q1", CODE], ["Q2", CODE]] });
+  const b = await setup({
+    spec: [
+      ["Q1", CODE],
+      ["Q2", CODE],
+    ],
+  });
   const idA = (await a.run("session_index_query", { query: "turns" })).details.turns[0].id;
   await assert.rejects(b.run("context_engine_recover", { turnId: idA }), /no turn .* in this session's index/);
   const noSession = a.factories[0].f({ agentId: "main" });
@@ -307,7 +392,18 @@ test("tools need a session in their context and never read another session's dat
 });
 
 test("context_prune: fifo / sliding-window / importance fold whole turns, honour pins and the protected tail", { skip }, async () => {
-  const t = await setup({ pluginConfig: { preserveRecentMessages: 2 }, spec: [["C1", CODE], ["C2", CODE], ["C3", CODE], ["D4", CODE], ["C5", CODE], ["C6", CODE], ["C7", CODE]] });
+  const t = await setup({
+    pluginConfig: { preserveRecentMessages: 2 },
+    spec: [
+      ["C1", CODE],
+      ["C2", CODE],
+      ["C3", CODE],
+      ["D4", CODE],
+      ["C5", CODE],
+      ["C6", CODE],
+      ["C7", CODE],
+    ],
+  });
   let r = await t.assemble();
   assert.ok(sent(r).includes("ANSWER-C1"), "one topic, big budget: nothing folded");
   const ids = (await t.run("session_index_query", { query: "turns" })).details.turns.map((x) => x.id);
@@ -330,7 +426,16 @@ test("context_prune: fifo / sliding-window / importance fold whole turns, honour
   assert.equal(sw.details.skipped.protected, 2);
   // importance on a fresh session
   // tool output kept in the requests (dropToolResults off), one turn with a huge result
-  const u = await setup({ pluginConfig: { preserveRecentMessages: 1, dropToolResults: false }, messages: conversation([["C1", CODE], ["C2", CODE], ["C3", CODE]]).concat(conversation([["C4", CODE]], { resultChars: 200_000 }).map((m) => ({ ...m, timestamp: m.timestamp + 100 }))).concat(conversation([["C5", CODE]]).map((m) => ({ ...m, timestamp: m.timestamp + 200 }))) });
+  const u = await setup({
+    pluginConfig: { preserveRecentMessages: 1, dropToolResults: false },
+    messages: conversation([
+      ["C1", CODE],
+      ["C2", CODE],
+      ["C3", CODE],
+    ])
+      .concat(conversation([["C4", CODE]], { resultChars: 200_000 }).map((m) => ({ ...m, timestamp: m.timestamp + 100 })))
+      .concat(conversation([["C5", CODE]]).map((m) => ({ ...m, timestamp: m.timestamp + 200 }))),
+  });
   await u.assemble();
   const imp = await u.run("context_prune", { strategy: "importance", maxTurns: 1 });
   const big = (await u.run("session_index_query", { query: "largest" })).details.turns[0].id;
@@ -339,7 +444,14 @@ test("context_prune: fifo / sliding-window / importance fold whole turns, honour
 });
 
 test("context_set_strategy is persisted and used by context_prune", { skip }, async () => {
-  const t = await setup({ spec: [["C1", CODE], ["C2", CODE], ["C3", CODE], ["C4", CODE]] });
+  const t = await setup({
+    spec: [
+      ["C1", CODE],
+      ["C2", CODE],
+      ["C3", CODE],
+      ["C4", CODE],
+    ],
+  });
   const s = await t.run("context_set_strategy", { strategy: "sliding-window", keepMessages: 4 });
   assert.match(s.text, /prune strategy: fifo → sliding-window; saved/);
   assert.deepEqual(t.state().prune, { strategy: "sliding-window", keepMessages: 4 });
@@ -352,7 +464,14 @@ test("context_set_strategy is persisted and used by context_prune", { skip }, as
 });
 
 test("context_summarize: summaries now (heuristic without an LLM), stored, and the turns fold to them", { skip }, async () => {
-  const t = await setup({ spec: [["C1", CODE], ["C2", CODE], ["C3", CODE], ["C4", CODE]] });
+  const t = await setup({
+    spec: [
+      ["C1", CODE],
+      ["C2", CODE],
+      ["C3", CODE],
+      ["C4", CODE],
+    ],
+  });
   await t.assemble();
   const ids = (await t.run("session_index_query", { query: "turns" })).details.turns.map((x) => x.id);
   const s = await t.run("context_summarize", { count: 2 });
@@ -361,7 +480,10 @@ test("context_summarize: summaries now (heuristic without an LLM), stored, and t
   assert.ok(s.details.summaries.every((x) => x.source === "heuristic"));
   const r = await t.assemble();
   const why = await t.run("context_engine_explain", { decision: "summarized" });
-  assert.deepEqual(why.details.turns.map((x) => x.id), [ids[0], ids[1]]);
+  assert.deepEqual(
+    why.details.turns.map((x) => x.id),
+    [ids[0], ids[1]],
+  );
   const dir = path.join(t.stateDir, "sessions", readdirSync(path.join(t.stateDir, "sessions"))[0], "summaries");
   const stored = readdirSync(dir).map((n) => JSON.parse(readFileSync(path.join(dir, n), "utf8")));
   assert.deepEqual(stored.map((x) => x.turnId).sort(), [ids[0], ids[1]].sort(), "stored in the summary cache");
@@ -371,7 +493,21 @@ test("context_summarize: summaries now (heuristic without an LLM), stored, and t
   assert.match(again.text, new RegExp(`${ids[3]}: skipped, protected`));
   // with an LLM through the plugin runtime
   const calls = [];
-  const l = await setup({ spec: [["C1", CODE], ["C2", CODE], ["C3", CODE]], runtime: { llm: { complete: async (p) => (calls.push(p), { text: "the user asked about rust lifetimes; answered with cargo advice", usage: { inputTokens: 10, outputTokens: 10 } }) } } });
+  const l = await setup({
+    spec: [
+      ["C1", CODE],
+      ["C2", CODE],
+      ["C3", CODE],
+    ],
+    runtime: {
+      llm: {
+        complete: async (p) => {
+          calls.push(p);
+          return { text: "the user asked about rust lifetimes; answered with cargo advice", usage: { inputTokens: 10, outputTokens: 10 } };
+        },
+      },
+    },
+  });
   const ls = await l.run("context_summarize", { count: 1 });
   assert.equal(ls.details.summaries[0].source, "llm");
   assert.equal(calls.length, 1);
@@ -384,7 +520,10 @@ test("context_summarize: summaries now (heuristic without an LLM), stored, and t
 test("context_engine_status: active or not, last request, caches, queue, LLM budget, fallback; commits counted", { skip }, async () => {
   const t = await setup();
   let s = await t.run("context_engine_status", {});
-  assert.match(s.text, /^contextfold NOT ACTIVE YET for session agent:main:tools-\d+ \(no request planned .*; 0 committed turn record\(s\); engine slot: contextfold\)/);
+  assert.match(
+    s.text,
+    /^contextfold NOT ACTIVE YET for session agent:main:tools-\d+ \(no request planned .*; 0 committed turn record\(s\); engine slot: contextfold\)/,
+  );
   assert.equal(s.details.active, false);
   await t.assemble();
   await t.engine.commitTurn({ sessionKey: t.sessionKey, sessionId: t.sessionId, advancementKey: "turn-1", messages: [] });
@@ -423,7 +562,15 @@ test("context_stats, context_engine_explain, context_engine_assemble (preview wi
 });
 
 test("topics, sub-topic detection (heuristic and LLM), index build and queries", { skip }, async () => {
-  const t = await setup({ spec: [["W1", WEATHER], ["W2", WEATHER], ["C1", CODE], ["C2", CODE], ["C3", CODE]] });
+  const t = await setup({
+    spec: [
+      ["W1", WEATHER],
+      ["W2", WEATHER],
+      ["C1", CODE],
+      ["C2", CODE],
+      ["C3", CODE],
+    ],
+  });
   const b = await t.run("session_index_build", { rebuild: true });
   assert.match(b.text, /rebuilt the index from the jsonl transcript: 5 turns/);
   const tp = await t.run("context_engine_topics", {});
@@ -438,7 +585,13 @@ test("topics, sub-topic detection (heuristic and LLM), index build and queries",
   const again = await t.run("context_engine_detect_subtopics", {});
   assert.match(again.text, /labelled 0 turn/);
   // LLM labels
-  const l = await setup({ spec: [["C1", CODE], ["C2", CODE]], runtime: { llm: { complete: async () => ({ text: '{"subtopic": "borrow errors", "isNewSubtopic": true}' }) } } });
+  const l = await setup({
+    spec: [
+      ["C1", CODE],
+      ["C2", CODE],
+    ],
+    runtime: { llm: { complete: async () => ({ text: '{"subtopic": "borrow errors", "isNewSubtopic": true}' }) } },
+  });
   const ld = await l.run("context_engine_detect_subtopics", {});
   assert.match(ld.text, /labelled 2 turn\(s\): 2 by the LLM/);
   assert.deepEqual(Object.values(l.state().subtopics), ["borrow errors", "borrow errors"]);
@@ -453,15 +606,39 @@ test("topics, sub-topic detection (heuristic and LLM), index build and queries",
 });
 
 test("context_engine_compact folds like the host's compaction", { skip }, async () => {
-  const t = await setup({ spec: [["C1", CODE], ["C2", CODE], ["C3", CODE], ["C4", CODE]] });
+  // turns that keep their tool output: their summaries are smaller than they are
+  const t = await setup({
+    spec: [
+      ["C1", CODE],
+      ["C2", CODE],
+      ["C3", CODE],
+      ["C4", CODE],
+    ],
+    pluginConfig: { dropToolResults: false },
+  });
   await t.assemble();
   const c = await t.run("context_engine_compact", {});
-  assert.match(c.text, /^compacted: contextfold: 3 turns summarized into the side cache/);
+  assert.match(c.text, /^compacted: contextfold: 3 turns folded to summaries, history ~\d+ → ~\d+ tokens/);
   assert.equal(c.details.ok, true);
+  assert.ok(c.details.result.tokensAfter < c.details.result.tokensBefore);
   assert.equal(t.state().folded.length, 3);
   await t.assemble();
   const why = await t.run("context_engine_explain", { decision: "summarized" });
   assert.equal(why.details.turns.length, 3);
+  // cleaned turns smaller than their summaries: compaction folds none of them
+  const small = await setup({
+    spec: [
+      ["C1", CODE],
+      ["C2", CODE],
+      ["C3", CODE],
+      ["C4", CODE],
+    ],
+  });
+  await small.assemble();
+  const c2 = await small.run("context_engine_compact", {});
+  assert.match(c2.text, /^nothing compacted: contextfold: 0 turns folded/);
+  assert.equal(c2.details.result.tokensAfter, c2.details.result.tokensBefore);
+  assert.equal(small.state().folded.length, 0);
 });
 
 test("/contextfold command: status by default, explain, topics, help; needs a session", { skip }, async () => {

@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, writeFileSync, appendFileSync, readFileSync, existsSync, rmSync, createWriteStream, statSync } from "node:fs";
+import { mkdtempSync, writeFileSync, appendFileSync, existsSync, rmSync, createWriteStream, statSync } from "node:fs";
 import { once } from "node:events";
 import os from "node:os";
 import path from "node:path";
@@ -23,7 +23,11 @@ process.on("exit", () => rmSync(tmp, { recursive: true, force: true }));
 /** The CLI names a file as it was given: run it in `tmp` with names relative to it. */
 const rel = (args) => args.map((a) => (a.startsWith(tmp + path.sep) ? path.relative(tmp, a) : a));
 
-/** Runs the packaged CLI; stdout as a Buffer (recover returns bytes). */
+/**
+ * Runs the packaged CLI; stdout as a Buffer (recover returns bytes).
+ * @param {string[]} args
+ * @param {{input?: string | Buffer, env?: Record<string, string>}} [o]
+ */
 function run(args, { input, env } = {}) {
   const r = spawnSync(process.execPath, [CLI, ...rel(args)], { cwd: tmp, input, maxBuffer: 512 * 1024 * 1024, env: { ...process.env, ...env } });
   return { code: r.status, signal: r.signal, out: r.stdout, stdout: r.stdout.toString("utf8"), stderr: r.stderr.toString("utf8") };
@@ -43,7 +47,14 @@ const L = (o) => JSON.stringify(o);
 const header = (id = "bad-session") => L({ type: "session", version: 4, id, timestamp: "2026-11-02T09:00:00.000Z" });
 const msg = (id, parentId, message) => L({ type: "message", id, parentId, timestamp: "2026-11-02T09:00:01.000Z", message });
 const user = (text) => ({ role: "user", content: [{ type: "text", text }] });
-const answer = (text) => ({ role: "assistant", content: [{ type: "thinking", thinking: `thinking about ${text}`, thinkingSignature: "" }, { type: "text", text }], stopReason: "stop" });
+const answer = (text) => ({
+  role: "assistant",
+  content: [
+    { type: "thinking", thinking: `thinking about ${text}`, thinkingSignature: "" },
+    { type: "text", text },
+  ],
+  stopReason: "stop",
+});
 const call = (id, name) => ({ role: "assistant", content: [{ type: "toolCall", id, name, arguments: { path: "a.txt" } }], stopReason: "toolUse" });
 const result = (id, name, text) => ({ role: "toolResult", toolCallId: id, toolName: name, content: [{ type: "text", text }], isError: false });
 
@@ -160,16 +171,25 @@ test("truncated last line: skipped with a warning naming it; the plugin leaves i
   // The plugin: the unfinished line is not consumed; once the writer finishes it, it is read.
   const tr = new JsonlTranscript(p);
   const first = await tr.read(undefined);
-  assert.deepEqual(first.entries.map((e) => e.id), ["a", "b", "c", "d", "e", "f", "g"]);
+  assert.deepEqual(
+    first.entries.map((e) => e.id),
+    ["a", "b", "c", "d", "e", "f", "g"],
+  );
   assert.match(first.warnings.join("\n"), /truncated\.jsonl:9: incomplete last line left for later \(byte \d+, 30 bytes\)/);
   appendFileSync(p, lines[8].slice(30) + "\n");
   const next = await tr.read(first.cursor);
-  assert.deepEqual(next.entries.map((e) => e.id), ["h"]);
+  assert.deepEqual(
+    next.entries.map((e) => e.id),
+    ["h"],
+  );
   assert.deepEqual(next.warnings, []);
   // A complete last line without its newline is used (it cannot be the prefix of another line).
   const q = file("no-final-newline.jsonl", lines.join("\n"));
   assert.equal(json(run(["clean", q, "--json"])).stats.messagesBefore, 8);
-  assert.deepEqual((await new JsonlTranscript(q).read(undefined)).entries.map((e) => e.id), ["a", "b", "c", "d", "e", "f", "g", "h"]);
+  assert.deepEqual(
+    (await new JsonlTranscript(q).read(undefined)).entries.map((e) => e.id),
+    ["a", "b", "c", "d", "e", "f", "g", "h"],
+  );
 });
 
 test("an invalid JSON line: the CLI stops with an error naming it; the plugin skips it with the same words", async () => {
@@ -234,7 +254,10 @@ test("invalid UTF-8 in a line: a warning names the line and the byte; recovery r
   assert.ok(raw.equals(lines[5]));
   assert.deepEqual(indexedIds(v.index), indexedIds(r.index));
   // Valid multi-byte text and a byte order mark are not problems.
-  const q = file("bom.jsonl", Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(baseLines().join("\n").replace("first answer", "grüße — 日本語 🚀") + "\n")]));
+  const q = file(
+    "bom.jsonl",
+    Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(baseLines().join("\n").replace("first answer", "grüße — 日本語 🚀") + "\n")]),
+  );
   const b = run(["clean", q, "--json"]);
   assert.deepEqual(warnings(b.stderr), []);
   assert.equal(json(b).stats.messagesBefore, 8);
@@ -243,7 +266,15 @@ test("invalid UTF-8 in a line: a warning names the line and the byte; recovery r
 
 test("unknown roles, part types and fields pass through untouched", async () => {
   const robot = { role: "robot", content: [{ type: "hologram", data: { x: 1 } }], mood: "curious" };
-  const odd = { role: "assistant", content: [{ type: "sparkle", level: 3 }, { type: "text", text: "odd but fine" }], vendorField: { keep: true }, stopReason: "stop" };
+  const odd = {
+    role: "assistant",
+    content: [
+      { type: "sparkle", level: 3 },
+      { type: "text", text: "odd but fine" },
+    ],
+    vendorField: { keep: true },
+    stopReason: "stop",
+  };
   const lines = [
     header(),
     msg("a", null, user("first")),
@@ -258,8 +289,14 @@ test("unknown roles, part types and fields pass through untouched", async () => 
   const r = allCommands(p);
   assert.deepEqual(warnings(r.stderr.clean), []);
   for (const out of [r.clean.messages, r.assemble.messages]) {
-    assert.deepEqual(out.find((m) => m.role === "robot"), robot);
-    assert.deepEqual(out.find((m) => m.vendorField), odd);
+    assert.deepEqual(
+      out.find((m) => m.role === "robot"),
+      robot,
+    );
+    assert.deepEqual(
+      out.find((m) => m.vendorField),
+      odd,
+    );
   }
   assert.equal(r.clean.stats.messagesBefore, 6);
   assert.deepEqual(indexedIds(r.index), ["a", "r", "b", "c", "d", "e"]);
@@ -277,10 +314,22 @@ test("entries without an id are skipped with a warning naming the line", async (
   assert.deepEqual(w, ['warning: noid.jsonl:4: entry without an id skipped (role "user")', "warning: noid.jsonl:5: entry without an id skipped"]);
   assert.equal(r.clean.stats.messagesBefore, 8);
   const v = await pluginView(p);
-  assert.deepEqual(v.read.warnings, w.map((x) => x.slice("warning: ".length)));
+  assert.deepEqual(
+    v.read.warnings,
+    w.map((x) => x.slice("warning: ".length)),
+  );
   assert.deepEqual(indexedIds(v.index), indexedIds(r.index));
   // A message entry whose message is missing carries nothing: said so, not silently dropped.
-  const q = file("nomessage.jsonl", [...baseLines().slice(0, 3), L({ type: "message", id: "z", parentId: "b", message: null }), ...baseLines().slice(3).map((l) => l.replace('"parentId":"b"', '"parentId":"z"'))].join("\n") + "\n");
+  const q = file(
+    "nomessage.jsonl",
+    [
+      ...baseLines().slice(0, 3),
+      L({ type: "message", id: "z", parentId: "b", message: null }),
+      ...baseLines()
+        .slice(3)
+        .map((l) => l.replace('"parentId":"b"', '"parentId":"z"')),
+    ].join("\n") + "\n",
+  );
   const n = run(["clean", q, "--json"]);
   assert.match(n.stderr, /warning: nomessage\.jsonl:4: message entry without a message object; it carries nothing/);
   assert.equal(json(n).stats.messagesBefore, 8);
@@ -312,7 +361,10 @@ test("a parent cycle cuts the branch there with a warning; every message still a
   assert.deepEqual(indexedIds(r.index), ["a", "b", "c", "d", "e", "f", "g", "h"]);
   assert.equal(r.index.skipped, 1);
   const v = await pluginView(p);
-  assert.deepEqual(v.read.warnings, w.map((x) => x.slice("warning: ".length)));
+  assert.deepEqual(
+    v.read.warnings,
+    w.map((x) => x.slice("warning: ".length)),
+  );
   assert.deepEqual(indexedIds(v.index), indexedIds(r.index));
   // A pure cycle with a self-parent.
   const q = file("self.jsonl", [header(), msg("a", "a", user("me")), msg("b", "a", answer("you"))].join("\n") + "\n");
@@ -343,7 +395,10 @@ test("duplicate ids: the later line replaces the earlier one (as the host does),
   assert.equal(w.clean.stats.messagesBefore, 3); // a, b, the new c; d…h counted; the old c replaced
   assert.deepEqual(indexedIds(w.index), ["a", "b", "c"]);
   const v = await pluginView(q);
-  assert.deepEqual(v.read.warnings, ws.map((x) => x.slice("warning: ".length)));
+  assert.deepEqual(
+    v.read.warnings,
+    ws.map((x) => x.slice("warning: ".length)),
+  );
   assert.deepEqual(indexedIds(v.index), ["a", "b", "c"]);
 });
 
@@ -358,7 +413,10 @@ test("entries out of order: a child line before its parent line", async () => {
   assert.equal(r.clean.stats.messagesBefore, 8);
   assert.deepEqual(indexedIds(r.index), ["a", "b", "c", "d", "e", "f", "g", "h"]);
   const v = await pluginView(p);
-  assert.deepEqual(v.read.warnings, w.map((x) => x.slice("warning: ".length)));
+  assert.deepEqual(
+    v.read.warnings,
+    w.map((x) => x.slice("warning: ".length)),
+  );
   assert.deepEqual(indexedIds(v.index), indexedIds(r.index));
 
   // The parent written last: the host's newest entry is that parent, so its children are off
@@ -367,7 +425,10 @@ test("entries out of order: a child line before its parent line", async () => {
   const q = file("late-parent.jsonl", late.join("\n") + "\n");
   const s = allCommands(q);
   const ws = warnings(s.stderr.clean);
-  assert.equal(ws[0], 'warning: late-parent.jsonl:5: entry "e" comes before its parent "d" (line 9); not on the active branch, which ends at the newest entry "d" (line 9)');
+  assert.equal(
+    ws[0],
+    'warning: late-parent.jsonl:5: entry "e" comes before its parent "d" (line 9); not on the active branch, which ends at the newest entry "d" (line 9)',
+  );
   assert.equal(ws[1], "warning: late-parent.jsonl: 4 messages left off the active branch by entries out of order");
   assert.equal(s.clean.stats.messagesBefore, 4); // a b c d; e f g h accounted for
   assert.deepEqual(indexedIds(s.index), ["a", "b", "c", "d"]);
@@ -404,7 +465,10 @@ test("the plugin reads incrementally with line numbers, and rebuilds with the sa
   appendFileSync(p, [msg("j", "i", answer("late")), msg("i", "h", user("early"))].join("\n") + "\n");
   warned.length = 0;
   await live.sync();
-  assert.ok(warned.some((w) => /incremental\.jsonl:11: entry "j" comes before its parent "i" \(line 12\)/.test(w)), warned.join("\n"));
+  assert.ok(
+    warned.some((w) => /incremental\.jsonl:11: entry "j" comes before its parent "i" \(line 12\)/.test(w)),
+    warned.join("\n"),
+  );
   assert.deepEqual(indexedIds((await live.session()).index()), ["a", "b", "c", "d", "e", "f", "g", "h", "i"]);
 });
 
@@ -434,6 +498,7 @@ function measured(args) {
       wrap,
       'import { pathToFileURL } from "node:url";\n' +
         "const cli = process.argv[2];\nprocess.argv.splice(1, 1);\n" +
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the wrapper's own source text
         'process.on("exit", () => process.stderr.write(`\\nMaximum resident set size (kbytes): ${process.resourceUsage().maxRSS}\\n`));\n' +
         "await import(pathToFileURL(cli).href);\n",
     );
@@ -484,7 +549,9 @@ test("a 50 MB tool result: clean, assemble and index stay under 12x the file siz
         assert.equal(kept, where === "live", "a completed result is dropped; the live one is kept whole");
       }
       const ratio = m.peak / size;
-      process.stderr.write(`[size] 50 MB tool result (${where} turn) ${cmd}: ${m.seconds.toFixed(1)} s (cpu ${m.cpu.toFixed(1)} s), peak ${(m.peak / 1048576).toFixed(0)} MiB = ${ratio.toFixed(1)}x the file\n`);
+      process.stderr.write(
+        `[size] 50 MB tool result (${where} turn) ${cmd}: ${m.seconds.toFixed(1)} s (cpu ${m.cpu.toFixed(1)} s), peak ${(m.peak / 1048576).toFixed(0)} MiB = ${ratio.toFixed(1)}x the file\n`,
+      );
       assert.ok(ratio < 12, `${cmd}: peak ${(m.peak / 1048576).toFixed(0)} MiB is ${ratio.toFixed(1)}x the ${(size / 1048576).toFixed(0)} MiB file`);
     }
     rmSync(p);
@@ -506,7 +573,9 @@ test("100,000 turns: clean and assemble complete with valid output", { timeout: 
       assert.equal(out.stats.turns, 100_000);
       assert.ok(out.estimatedTokens <= out.stats.budget || out.stats.overBudget);
     }
-    process.stderr.write(`[size] 100,000 turns (${(size / 1048576).toFixed(0)} MiB) ${cmd}: ${m.seconds.toFixed(1)} s (cpu ${m.cpu.toFixed(1)} s), peak ${(m.peak / 1048576).toFixed(0)} MiB, ${st.messagesBefore} → ${st.messagesAfter} messages\n`);
+    process.stderr.write(
+      `[size] 100,000 turns (${(size / 1048576).toFixed(0)} MiB) ${cmd}: ${m.seconds.toFixed(1)} s (cpu ${m.cpu.toFixed(1)} s), peak ${(m.peak / 1048576).toFixed(0)} MiB, ${st.messagesBefore} → ${st.messagesAfter} messages\n`,
+    );
   }
   rmSync(p);
 });

@@ -14,7 +14,10 @@ test("kept messages are the caller's own objects; cleaned ones lose thinking and
   const r = core.clean(input, {});
   const out = applySteps(input, r.steps);
   assert.equal(r.fallback, undefined);
-  assert.deepEqual(out.map((m) => m.role), ["user", "assistant", "user", "assistant"]);
+  assert.deepEqual(
+    out.map((m) => m.role),
+    ["user", "assistant", "user", "assistant"],
+  );
   assert.equal(out[0], input[0], "unchanged user message is the same object");
   assert.equal(out[3], input[5], "the frontier message is the same object");
   assert.deepEqual(out[1].content, [{ type: "text", text: "a.txt is all As" }]);
@@ -27,8 +30,23 @@ test("kept messages are the caller's own objects; cleaned ones lose thinking and
 
 test("bad input comes back as a JS Error with the core's message", async () => {
   const core = await loadCore();
-  assert.throws(() => core.clean(conversation(), { keepRecentTurn: 1 }), /invalid config: unknown field `keepRecentTurn`/);
-  assert.throws(() => core.clean(conversation(), { keepRecentTurns: "two" }), /invalid config/);
+  assert.throws(
+    () => core.clean(conversation(), { keepRecentTurn: 1 }),
+    /^Error: invalid request: config: unknown field `keepRecentTurn`, expected one of `mode`, /,
+  );
+  assert.throws(
+    () => core.clean(conversation(), { keepRecentTurns: "two" }),
+    /^Error: invalid request: config\.keepRecentTurns: invalid type: string "two", expected usize$/,
+  );
+  assert.throws(() => core.clean(conversation(), { maxTokens: 100 }), /^Error: invalid request: config\.maxTokens: must be at least 256, got 100$/);
+  assert.throws(() => core.newSession({ summarizeThreshold: 2 }), /^Error: invalid config: summarizeThreshold: must be in \(0, 1\], got 2$/);
+  assert.throws(
+    () => core.assembleOnce({ messages: [{ role: "user", content: "hi" }], entries: [{ id: 7 }] }),
+    /^Error: invalid request: entries\[0\]\.id: invalid type: integer `7`, expected a string$/,
+  );
+  const s = core.newSession({});
+  assert.throws(() => s.rebuild([{ id: "a", range: "0-9" }]), /^Error: invalid entries: \[0\]\.range: invalid type: string "0-9", expected a tuple of size 2$/);
+  s.free();
   assert.equal(core.poisoned, false, "an Err is not a crash");
 });
 
@@ -58,7 +76,10 @@ test("token estimate counts Chinese far above chars/4", async () => {
 test("a live session sends only new messages, and still sees every change the host makes to old ones", async () => {
   const core = await loadCore();
   const { sessionLines } = await import(path.join(ROOT, "bench", "soak", "generate.mjs"));
-  const messages = [...sessionLines({ turns: 12, seed: 3 })].map((l) => JSON.parse(l)).filter((v) => v.type === "message").map((v) => v.message);
+  const messages = [...sessionLines({ turns: 12, seed: 3 })]
+    .map((l) => JSON.parse(l))
+    .filter((v) => v.type === "message")
+    .map((v) => v.message);
   const plan = (s, msgs, budget = 100000) => {
     const r = s.assemble({ messages: msgs, prompt: "next question", budget });
     return { messages: applySteps(msgs, r.steps), turns: r.turns };
@@ -119,7 +140,13 @@ test("a live session sends only new messages, and still sees every change the ho
 });
 
 test("the live session's comparison of messages tells what JSON.stringify would", () => {
-  const m = { role: "assistant", content: [{ type: "text", text: "a" }, { type: "toolCall", id: "x", arguments: { n: 1, s: [1, "2", null, true] } }] };
+  const m = {
+    role: "assistant",
+    content: [
+      { type: "text", text: "a" },
+      { type: "toolCall", id: "x", arguments: { n: 1, s: [1, "2", null, true] } },
+    ],
+  };
   const cases = [
     structuredClone(m),
     { content: m.content, role: "assistant" }, // key order
@@ -127,10 +154,34 @@ test("the live session's comparison of messages tells what JSON.stringify would"
     { role: "assistant" },
     { role: "assistant", content: [{ type: "text", text: "a" }] },
     { role: "assistant", content: { 0: m.content[0], 1: m.content[1] } }, // object, not array
-    { role: "assistant", content: [{ type: "text", text: "a" }, { type: "toolCall", id: "x", arguments: { n: 1, s: [1, 2, null, true] } }] },
-    { role: "assistant", content: [{ type: "text", text: "a" }, { type: "toolCall", id: "x", arguments: { n: 1, s: [1, "2", null, false] } }] },
-    { role: "assistant", content: [{ type: "text", text: "a" }, { type: "toolCall", id: "x", arguments: { n: 1, s: [1, "2", null] } }] },
-    { role: "assistant", content: [{ type: "text", text: "a" }, { type: "toolCall", id: "x", arguments: { n: 1, s: [1, "2", {}, true] } }] },
+    {
+      role: "assistant",
+      content: [
+        { type: "text", text: "a" },
+        { type: "toolCall", id: "x", arguments: { n: 1, s: [1, 2, null, true] } },
+      ],
+    },
+    {
+      role: "assistant",
+      content: [
+        { type: "text", text: "a" },
+        { type: "toolCall", id: "x", arguments: { n: 1, s: [1, "2", null, false] } },
+      ],
+    },
+    {
+      role: "assistant",
+      content: [
+        { type: "text", text: "a" },
+        { type: "toolCall", id: "x", arguments: { n: 1, s: [1, "2", null] } },
+      ],
+    },
+    {
+      role: "assistant",
+      content: [
+        { type: "text", text: "a" },
+        { type: "toolCall", id: "x", arguments: { n: 1, s: [1, "2", {}, true] } },
+      ],
+    },
   ];
   for (const c of cases) {
     assert.equal(sameJson(m, c), JSON.stringify(m) === JSON.stringify(c), JSON.stringify(c));

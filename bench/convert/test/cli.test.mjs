@@ -1,11 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync, rmSync, existsSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { LOCOMO, TAUBENCH, CLAUDE_CODE } from "./helpers.mjs";
+import { LOCOMO, TAUBENCH, CLAUDE_CODE, dataPath } from "./helpers.mjs";
 
 const CLI = resolve(dirname(fileURLToPath(import.meta.url)), "../cli.mjs");
 const run = (...args) => execFileSync(process.execPath, [CLI, ...args], { encoding: "utf8" });
@@ -26,13 +26,22 @@ const SAMPLE = [
   },
   {
     sample_id: "conv-y",
-    conversation: { speaker_a: "Cy", speaker_b: "Di", session_1_date_time: "1:00 pm on 1 May, 2023", session_1: [{ speaker: "Cy", dia_id: "D1:1", text: "Yo" }] },
+    conversation: {
+      speaker_a: "Cy",
+      speaker_b: "Di",
+      session_1_date_time: "1:00 pm on 1 May, 2023",
+      session_1: [{ speaker: "Cy", dia_id: "D1:1", text: "Yo" }],
+    },
     qa: [],
   },
 ];
 
 function snapshot(dir) {
-  return Object.fromEntries(readdirSync(dir).sort().map((f) => [f, readFileSync(join(dir, f), "utf8")]));
+  return Object.fromEntries(
+    readdirSync(dir)
+      .sort()
+      .map((f) => [f, readFileSync(join(dir, f), "utf8")]),
+  );
 }
 
 test("cli: locomo --variant all writes sessions, sidecars and summaries", () => {
@@ -72,7 +81,8 @@ test("cli: bad usage exits non-zero with a message", () => {
   assert.match(r2.stderr, /^convert: /);
 });
 
-test("cli: every real dataset converts, twice to the same bytes", { skip: [LOCOMO, TAUBENCH, CLAUDE_CODE].every(existsSync) ? false : "evaluation data not present" }, () => {
+test("cli: every real dataset converts, twice to the same bytes", () => {
+  for (const p of [LOCOMO, TAUBENCH, CLAUDE_CODE]) dataPath(p);
   const dir = mkdtempSync(join(tmpdir(), "convert-real-"));
   try {
     const all = (out) => {

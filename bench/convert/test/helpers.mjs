@@ -12,17 +12,27 @@ export const LOCOMO = resolve(DATA, "locomo/locomo-dev.json");
 export const TAUBENCH = resolve(DATA, "taubench/gpt-4o-airline-dev.json");
 export const CLAUDE_CODE = resolve(DATA, "claude-code");
 
-/** `{ skip }` option for node:test when a data file is absent. */
-export const needs = (path) => ({ skip: existsSync(path) ? false : `${path} not present` });
+/**
+ * `path` when it exists; else the test fails saying where the data was looked for (CI always
+ * has ../shared/data: a real-data test must never pass without its data).
+ */
+export function dataPath(path) {
+  if (!existsSync(path))
+    throw new Error(`${path} is missing: the real-data tests read the evaluation data in ${DATA} (set CONTEXTFOLD_DATA to use another folder)`);
+  return path;
+}
 
 /**
  * Parses an OpenClaw session written by a converter and checks its frame: a v4 header,
  * unique ids, each entry's parentId the previous entry (one branch), ISO timestamps.
- * @returns {{ header: object, entries: object[], messages: object[], entryIds: string[] }}
+ * @returns {{ header: any, entries: any[], messages: any[], entryIds: string[] }}
  */
 export function readSession(jsonl) {
   assert.ok(jsonl.endsWith("\n"), "session ends with a newline");
-  const lines = jsonl.slice(0, -1).split("\n").map((l) => JSON.parse(l));
+  const lines = jsonl
+    .slice(0, -1)
+    .split("\n")
+    .map((l) => JSON.parse(l));
   const [header, ...entries] = lines;
   assert.equal(header.type, "session");
   assert.equal(header.version, 4);
@@ -42,7 +52,13 @@ export function readSession(jsonl) {
 }
 
 /** The text of a message's text parts joined by "\n". */
-export const textOf = (m) => (Array.isArray(m.content) ? m.content.filter((p) => p.type === "text").map((p) => p.text).join("\n") : String(m.content));
+export const textOf = (m) =>
+  Array.isArray(m.content)
+    ? m.content
+        .filter((p) => p.type === "text")
+        .map((p) => p.text)
+        .join("\n")
+    : String(m.content);
 
 /** Checks the shapes PROVIDERS.md asks for that a converter controls (rules 10, 11, 14). */
 export function assertShapes(messages, { alternating = false } = {}) {
@@ -51,7 +67,10 @@ export function assertShapes(messages, { alternating = false } = {}) {
     assert.ok(Array.isArray(m.content), `message ${i} content is an array`);
     assert.equal(typeof m.timestamp, "number");
     if (m.role === "assistant") {
-      assert.ok(m.content.some((p) => (p.type === "text" && p.text.trim()) || p.type === "toolCall"), `assistant message ${i} is not empty`);
+      assert.ok(
+        m.content.some((p) => (p.type === "text" && p.text.trim()) || p.type === "toolCall"),
+        `assistant message ${i} is not empty`,
+      );
       assert.ok(["stop", "toolUse", "length", "error", "aborted"].includes(m.stopReason));
       assert.ok(m.usage && typeof m.usage.totalTokens === "number");
     }

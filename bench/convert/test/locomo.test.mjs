@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { convertLocomo, normalizeEvidence, parseLocomoDate, makeGroups, containsNormalized } from "../locomo.mjs";
 import { checkPairing } from "../openclaw.mjs";
-import { LOCOMO, needs, readSession, textOf, assertShapes } from "./helpers.mjs";
+import { LOCOMO, dataPath, readSession, textOf, assertShapes } from "./helpers.mjs";
 
 // A small conversation with the shapes real data has: sessions out of key order, a session
 // opened by speaker_b, consecutive lines of one speaker, a session ending on speaker_a, an
@@ -72,7 +72,10 @@ test("answer matching is normalized and word-bounded", () => {
 });
 
 test("multitopic groups: size 3, a trailing single conversation joins the previous group", () => {
-  assert.deepEqual(makeGroups(["a", "b", "c", "d", "e"], 3), [["a", "b", "c"], ["d", "e"]]);
+  assert.deepEqual(makeGroups(["a", "b", "c", "d", "e"], 3), [
+    ["a", "b", "c"],
+    ["d", "e"],
+  ]);
   assert.deepEqual(makeGroups(["a", "b", "c", "d"], 3), [["a", "b", "c", "d"]]);
   assert.deepEqual(makeGroups(["a", "b", "c"], 0), [["a", "b", "c"]]);
 });
@@ -81,7 +84,10 @@ test("chat: alternating roles, dated session starts, synthetic messages only whe
   const [r] = convertLocomo([SAMPLE], { variant: "chat" });
   const s = readSession(r.jsonl);
   assertShapes(s.messages, { alternating: true });
-  assert.deepEqual(s.messages.map((m) => m.role), ["user", "assistant", "user", "assistant", "user", "assistant"]);
+  assert.deepEqual(
+    s.messages.map((m) => m.role),
+    ["user", "assistant", "user", "assistant", "user", "assistant"],
+  );
   assert.deepEqual(s.messages.map(textOf), [
     "[8 May 2023, 1:56 pm] Ann: Hello",
     "Bob: Hey Ann, I moved to Lisbon in 2022.",
@@ -102,14 +108,26 @@ test("chat: alternating roles, dated session starts, synthetic messages only whe
 test("chat: questions carry repaired evidence, dropped ids, flags", () => {
   const [r] = convertLocomo([SAMPLE], { variant: "chat" });
   const q = r.sidecar.questions;
-  assert.deepEqual(q.map((x) => x.evidenceMessages), [[1], [1, 4], [4], [4], [], [1]]);
+  assert.deepEqual(
+    q.map((x) => x.evidenceMessages),
+    [[1], [1, 4], [4], [4], [], [1]],
+  );
   assert.deepEqual(q[1].evidence, ["D1:2", "D2:2"]);
   assert.equal(q[1].answer, "2022");
-  assert.deepEqual(q.map((x) => x.answerInEvidence), [true, true, true, false, false, false]);
+  assert.deepEqual(
+    q.map((x) => x.answerInEvidence),
+    [true, true, true, false, false, false],
+  );
   assert.deepEqual(q[3].evidence, ["D2:3"]);
-  assert.deepEqual(q[3].evidenceDropped.map((d) => d.reason), ["no such turn", "unparseable"]);
+  assert.deepEqual(
+    q[3].evidenceDropped.map((d) => d.reason),
+    ["no such turn", "unparseable"],
+  );
   assert.equal(q[4].noEvidence, true);
-  assert.deepEqual(q.map((x) => x.scorable), [true, true, true, true, false, false]);
+  assert.deepEqual(
+    q.map((x) => x.scorable),
+    [true, true, true, true, false, false],
+  );
   assert.equal(q[5].answer, null);
   assert.equal(q[5].adversarialAnswer, "Paris");
   assert.deepEqual(q[0].evidenceEntryIds, ["m0002"]);
@@ -122,7 +140,10 @@ test("agentic: one tool round-trip per dated session, evidence inside the result
   const [r] = convertLocomo([SAMPLE], { variant: "agentic" });
   const s = readSession(r.jsonl);
   assertShapes(s.messages);
-  assert.deepEqual(s.messages.map((m) => m.role), ["user", "assistant", "toolResult", "assistant", "user", "assistant", "toolResult", "assistant"]);
+  assert.deepEqual(
+    s.messages.map((m) => m.role),
+    ["user", "assistant", "toolResult", "assistant", "user", "assistant", "toolResult", "assistant"],
+  );
   assert.deepEqual(s.messages[1].content, [{ type: "toolCall", id: "call_0001", name: "read_chat_log", arguments: { session: 1 } }]);
   assert.equal(textOf(s.messages[6]).split("\n")[0], "Session 2 of Ann and Bob, 3 June 2023, 9:05 am");
   assert.ok(textOf(s.messages[6]).includes("[D2:3] Ann: She is 2 years old. [image: a photo of a cat]"));
@@ -134,7 +155,10 @@ test("multitopic: sessions interleave and the sidecar marks each conversation sw
   const [r] = convertLocomo([SAMPLE, OTHER], { variant: "multitopic", groupSize: 0 });
   const s = readSession(r.jsonl);
   assertShapes(s.messages, { alternating: true });
-  assert.deepEqual(r.sidecar.segments.map((g) => `${g.conversation}/${g.session}@${g.startMessage}`), ["conv-x/1@0", "conv-y/1@2", "conv-x/2@4"]);
+  assert.deepEqual(
+    r.sidecar.segments.map((g) => `${g.conversation}/${g.session}@${g.startMessage}`),
+    ["conv-x/1@0", "conv-y/1@2", "conv-x/2@4"],
+  );
   assert.deepEqual(r.sidecar.switches, [
     { messageIndex: 2, turnIndex: 1, entryId: "m0003", from: "conv-x", to: "conv-y" },
     { messageIndex: 4, turnIndex: 2, entryId: "m0005", from: "conv-y", to: "conv-x" },
@@ -145,24 +169,30 @@ test("multitopic: sessions interleave and the sidecar marks each conversation sw
 });
 
 test("output is deterministic", () => {
-  for (const variant of ["chat", "agentic", "multitopic"]) {
+  for (const variant of /** @type {const} */ (["chat", "agentic", "multitopic"])) {
     const a = convertLocomo([SAMPLE, OTHER], { variant });
     const b = convertLocomo(structuredClone([SAMPLE, OTHER]), { variant });
-    assert.deepEqual(a.map((x) => x.jsonl), b.map((x) => x.jsonl));
-    assert.deepEqual(a.map((x) => JSON.stringify(x.sidecar)), b.map((x) => JSON.stringify(x.sidecar)));
+    assert.deepEqual(
+      a.map((x) => x.jsonl),
+      b.map((x) => x.jsonl),
+    );
+    assert.deepEqual(
+      a.map((x) => JSON.stringify(x.sidecar)),
+      b.map((x) => JSON.stringify(x.sidecar)),
+    );
   }
 });
 
 // ---- real data ----
 
-const load = () => JSON.parse(readFileSync(LOCOMO, "utf8"));
+const load = () => JSON.parse(readFileSync(dataPath(LOCOMO), "utf8"));
 const sessionsOf = (sample) =>
   Object.keys(sample.conversation)
     .filter((k) => /^session_\d+$/.test(k) && sample.conversation[k].length)
-    .sort((a, b) => a.split("_")[1] - b.split("_")[1])
+    .sort((a, b) => Number(a.split("_")[1]) - Number(b.split("_")[1]))
     .map((k) => ({ n: Number(k.split("_")[1]), turns: sample.conversation[k] }));
 
-test("real LoCoMo chat: message counts follow the dialog", needs(LOCOMO), () => {
+test("real LoCoMo chat: message counts follow the dialog", () => {
   const samples = load();
   const results = convertLocomo(samples, { variant: "chat" });
   for (const [i, sample] of samples.entries()) {
@@ -186,7 +216,7 @@ test("real LoCoMo chat: message counts follow the dialog", needs(LOCOMO), () => 
   }
 });
 
-test("real LoCoMo chat: every session starts a turn and carries its date", needs(LOCOMO), () => {
+test("real LoCoMo chat: every session starts a turn and carries its date", () => {
   const samples = load();
   for (const [i, r] of convertLocomo(samples, { variant: "chat" }).entries()) {
     const s = readSession(r.jsonl);
@@ -201,9 +231,9 @@ test("real LoCoMo chat: every session starts a turn and carries its date", needs
   }
 });
 
-test("real LoCoMo: every existing evidence id maps to a message holding that line", needs(LOCOMO), () => {
+test("real LoCoMo: every existing evidence id maps to a message holding that line", () => {
   const samples = load();
-  for (const variant of ["chat", "agentic", "multitopic"]) {
+  for (const variant of /** @type {const} */ (["chat", "agentic", "multitopic"])) {
     for (const r of convertLocomo(samples, { variant })) {
       const s = readSession(r.jsonl);
       for (const q of r.sidecar.questions) {
@@ -229,11 +259,14 @@ test("real LoCoMo: every existing evidence id maps to a message holding that lin
   }
 });
 
-test("real LoCoMo: question counts, categories and evidence quirks", needs(LOCOMO), () => {
+test("real LoCoMo: question counts, categories and evidence quirks", () => {
   const samples = load();
   const results = convertLocomo(samples, { variant: "chat" });
   const qs = results.flatMap((r) => r.sidecar.questions);
-  assert.equal(qs.length, samples.reduce((n, s) => n + s.qa.length, 0));
+  assert.equal(
+    qs.length,
+    samples.reduce((n, s) => n + s.qa.length, 0),
+  );
   for (const q of qs) {
     assert.ok(q.answer === null || typeof q.answer === "string");
     assert.equal(q.scorable, q.category !== 5 && q.evidenceMessages.length > 0);
@@ -246,7 +279,7 @@ test("real LoCoMo: question counts, categories and evidence quirks", needs(LOCOM
   if (ids.has("conv-43")) assert.ok(qs.some((x) => x.evidenceRaw.includes("D:11:26") && x.evidence.includes("D11:26")));
 });
 
-test("real LoCoMo agentic: four messages per dated session, calls paired", needs(LOCOMO), () => {
+test("real LoCoMo agentic: four messages per dated session, calls paired", () => {
   const samples = load();
   for (const [i, r] of convertLocomo(samples, { variant: "agentic" }).entries()) {
     const s = readSession(r.jsonl);
@@ -258,7 +291,7 @@ test("real LoCoMo agentic: four messages per dated session, calls paired", needs
   }
 });
 
-test("real LoCoMo multitopic: switches sit exactly where the conversation changes", needs(LOCOMO), () => {
+test("real LoCoMo multitopic: switches sit exactly where the conversation changes", () => {
   const samples = load();
   const results = convertLocomo(samples, { variant: "multitopic" });
   assert.equal(results.flatMap((r) => r.sidecar.conversations).length, samples.length);
@@ -272,7 +305,10 @@ test("real LoCoMo multitopic: switches sit exactly where the conversation change
     for (const [conv, map] of Object.entries(r.sidecar.diaMap)) for (const loc of Object.values(map)) assert.equal(owner[loc.messageIndex], conv);
     const changes = [];
     for (let i = 1; i < owner.length; i++) if (owner[i] !== owner[i - 1]) changes.push(i);
-    assert.deepEqual(r.sidecar.switches.map((x) => x.messageIndex), changes);
+    assert.deepEqual(
+      r.sidecar.switches.map((x) => x.messageIndex),
+      changes,
+    );
     let turn = -1;
     const turnOf = s.messages.map((m) => (m.role === "user" ? ++turn : turn));
     for (const sw of r.sidecar.switches) {
@@ -282,13 +318,22 @@ test("real LoCoMo multitopic: switches sit exactly where the conversation change
     }
     // round robin: the first segments visit every conversation once, in group order
     const convs = r.sidecar.conversations.map((c) => c.sampleId);
-    assert.deepEqual(r.sidecar.segments.slice(0, convs.length).map((g) => g.conversation), convs);
+    assert.deepEqual(
+      r.sidecar.segments.slice(0, convs.length).map((g) => g.conversation),
+      convs,
+    );
   }
 });
 
-test("real LoCoMo: conversion is deterministic", needs(LOCOMO), () => {
+test("real LoCoMo: conversion is deterministic", () => {
   const a = convertLocomo(load(), { variant: "multitopic" });
   const b = convertLocomo(load(), { variant: "multitopic" });
-  assert.deepEqual(a.map((x) => x.jsonl), b.map((x) => x.jsonl));
-  assert.deepEqual(a.map((x) => JSON.stringify(x.sidecar)), b.map((x) => JSON.stringify(x.sidecar)));
+  assert.deepEqual(
+    a.map((x) => x.jsonl),
+    b.map((x) => x.jsonl),
+  );
+  assert.deepEqual(
+    a.map((x) => JSON.stringify(x.sidecar)),
+    b.map((x) => JSON.stringify(x.sidecar)),
+  );
 });

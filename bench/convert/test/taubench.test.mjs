@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { convertTaubench, convertTrajectory, isWriteAction, leafValues, summarizeTaubench } from "../taubench.mjs";
 import { checkPairing, messageSearchText } from "../openclaw.mjs";
-import { TAUBENCH, needs, readSession, assertShapes } from "./helpers.mjs";
+import { TAUBENCH, dataPath, readSession, assertShapes } from "./helpers.mjs";
 
 const call = (id, name, args) => ({ id, type: "function", function: { name, arguments: typeof args === "string" ? args : JSON.stringify(args) } });
 // Reused call id (as in real data), an unparsable argument string, a text+call message, an
@@ -29,7 +29,13 @@ const TRAJ = {
     { role: "tool", tool_call_id: "call_A", name: "get_reservation_details", content: '{"reservation_id": "ABC123", "total_baggages": 1}' },
     { role: "assistant", content: "Checking the price.", tool_calls: [call("call_A", "calculate", "{not json")] },
     { role: "tool", tool_call_id: "call_A", name: "calculate", content: "Error: invalid expression" },
-    { role: "assistant", content: null, tool_calls: [call("call_B", "update_reservation_baggages", { reservation_id: "ABC123", total_baggages: 2, nonfree_baggages: 0, payment_id: "gift_card_1" })] },
+    {
+      role: "assistant",
+      content: null,
+      tool_calls: [
+        call("call_B", "update_reservation_baggages", { reservation_id: "ABC123", total_baggages: 2, nonfree_baggages: 0, payment_id: "gift_card_1" }),
+      ],
+    },
     { role: "tool", tool_call_id: "call_B", name: "update_reservation_baggages", content: "{}" },
     { role: "assistant", content: "Done." },
   ],
@@ -47,8 +53,14 @@ test("trajectory: calls, results, reused ids, query point, gold values", () => {
   assert.equal(r.name, "taubench.t.task-007.trial-2");
   const s = readSession(r.jsonl);
   assertShapes(s.messages);
-  assert.deepEqual(s.messages.map((m) => m.role), ["user", "assistant", "toolResult", "assistant", "toolResult", "assistant", "toolResult", "assistant"]);
-  assert.deepEqual(s.messages[3].content, [{ type: "text", text: "Checking the price." }, { type: "toolCall", id: "call_A", name: "calculate", arguments: "{not json" }]);
+  assert.deepEqual(
+    s.messages.map((m) => m.role),
+    ["user", "assistant", "toolResult", "assistant", "toolResult", "assistant", "toolResult", "assistant"],
+  );
+  assert.deepEqual(s.messages[3].content, [
+    { type: "text", text: "Checking the price." },
+    { type: "toolCall", id: "call_A", name: "calculate", arguments: "{not json" },
+  ]);
   assert.equal(s.messages[2].toolName, "get_reservation_details");
   assert.equal(s.messages[4].toolName, "calculate", "the reused id pairs with the nearest unanswered call");
   assert.equal(s.messages[4].isError, true);
@@ -59,7 +71,10 @@ test("trajectory: calls, results, reused ids, query point, gold values", () => {
   assert.equal(sc.queryIndex, 5);
   assert.equal(sc.queryEntryId, "m0006");
   assert.equal(sc.queryCall.matchesGold, true);
-  assert.deepEqual(sc.goldWriteActions.map((a) => a.name), ["update_reservation_baggages"]);
+  assert.deepEqual(
+    sc.goldWriteActions.map((a) => a.name),
+    ["update_reservation_baggages"],
+  );
   assert.deepEqual(sc.goldArgValues, ["ABC123", "gift_card_1"]);
   assert.deepEqual(sc.pairing, { calls: 3, results: 3, reusedIds: 1, orphanResults: 0, violations: 0, openAtEnd: 0 });
   assert.equal(sc.stats.unparsableArguments, 1);
@@ -78,9 +93,9 @@ test("trajectory without a gold write call is kept and flagged", () => {
 
 // ---- real data ----
 
-const load = () => JSON.parse(readFileSync(TAUBENCH, "utf8"));
+const load = () => JSON.parse(readFileSync(dataPath(TAUBENCH), "utf8"));
 
-test("real tau-bench: every call and result kept, zero pairing violations", needs(TAUBENCH), () => {
+test("real tau-bench: every call and result kept, zero pairing violations", () => {
   const items = load();
   const results = convertTaubench(items, { source: "gpt-4o-airline-dev" });
   assert.equal(results.length, items.length);
@@ -92,7 +107,10 @@ test("real tau-bench: every call and result kept, zero pairing violations", need
     const traj = items[i].traj;
     assert.equal(s.messages.length, traj.filter((m) => m.role !== "system").length);
     const calls = s.messages.flatMap((m) => (m.role === "assistant" ? m.content.filter((p) => p.type === "toolCall") : []));
-    assert.equal(calls.length, traj.reduce((n, m) => n + (m.tool_calls?.length ?? 0), 0));
+    assert.equal(
+      calls.length,
+      traj.reduce((n, m) => n + (m.tool_calls?.length ?? 0), 0),
+    );
     assert.equal(s.messages.filter((m) => m.role === "toolResult").length, traj.filter((m) => m.role === "tool").length);
     const p = checkPairing(s.messages);
     assert.deepEqual(p.violations, [], r.name);
@@ -108,7 +126,7 @@ test("real tau-bench: every call and result kept, zero pairing violations", need
   assert.ok(reused > 0, "the real data reuses call ids");
 });
 
-test("real tau-bench: the query point is the first assistant message calling a gold write action", needs(TAUBENCH), () => {
+test("real tau-bench: the query point is the first assistant message calling a gold write action", () => {
   const results = convertTaubench(load(), { source: "gpt-4o-airline-dev" });
   for (const r of results) {
     const s = readSession(r.jsonl);
@@ -135,9 +153,15 @@ test("real tau-bench: the query point is the first assistant message calling a g
   assert.ok(sum.withQueryPoint > 0);
 });
 
-test("real tau-bench: conversion is deterministic", needs(TAUBENCH), () => {
+test("real tau-bench: conversion is deterministic", () => {
   const a = convertTaubench(load(), { source: "x" });
   const b = convertTaubench(load(), { source: "x" });
-  assert.deepEqual(a.map((r) => r.jsonl), b.map((r) => r.jsonl));
-  assert.deepEqual(a.map((r) => JSON.stringify(r.sidecar)), b.map((r) => JSON.stringify(r.sidecar)));
+  assert.deepEqual(
+    a.map((r) => r.jsonl),
+    b.map((r) => r.jsonl),
+  );
+  assert.deepEqual(
+    a.map((r) => JSON.stringify(r.sidecar)),
+    b.map((r) => JSON.stringify(r.sidecar)),
+  );
 });
