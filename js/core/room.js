@@ -26,24 +26,32 @@ const HOST_IMAGE_CHARS = 8000;
 // Characters the host counts four times (CJK, Hangul, full-width forms).
 const NON_LATIN = /[\u2E80-\u9FFF\uA000-\uA4FF\uAC00-\uD7AF\uF900-\uFAFF\uFF01-\uFF60\uFFE0-\uFFE6\u{20000}-\u{2FA1F}]/gu;
 
+/** @param {unknown} v @returns {number|undefined} */
 const finite = (v) => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
 
 /**
  * The context window and answer size the host's config lists for a model
  * (`models.providers.<provider>.models[]`), when known.
+ * @param {any} config  the host's config
+ * @param {string|undefined} provider
+ * @param {string|undefined} modelId
  * @returns {{contextWindow?: number, maxTokens?: number}}
  */
 export function modelLimits(config, provider, modelId) {
   const providers = config?.models?.providers ?? {};
   const lists = provider && providers[provider] ? [providers[provider]] : Object.values(providers);
   for (const p of lists) {
-    const m = (Array.isArray(p?.models) ? p.models : []).find((x) => x?.id === modelId);
+    const m = (Array.isArray(p?.models) ? p.models : []).find((/** @type {any} */ x) => x?.id === modelId);
     if (m) return { contextWindow: finite(m.contextWindow), maxTokens: finite(m.maxTokens) };
   }
   return {};
 }
 
-/** What the host keeps back when it says nothing: a share of its budget, at least the model's answer (up to half). */
+/**
+ * What the host keeps back when it says nothing: a share of its budget, at least the model's answer (up to half).
+ * @param {number} budget
+ * @param {{maxTokens?: number}} model
+ */
 function reserveOf(budget, model) {
   return Math.max(Math.ceil(budget * RESERVE_SHARE), Math.min(model.maxTokens ?? 0, Math.floor(budget / 2)));
 }
@@ -53,7 +61,7 @@ function reserveOf(budget, model) {
  * @param {object} call
  * @param {number} [call.tokenBudget]  the host's `tokenBudget`
  * @param {{promptTokenBudget?: number|null, maxOutputTokens?: number|null}} [call.limits]  `runtimeSettings.limits`
- * @param {boolean} call.inLoop  the host re-assembles our own output of this turn before a model call
+ * @param {boolean} [call.inLoop] the host re-assembles our own output of this turn before a model call
  * @param {{contextWindow?: number, maxTokens?: number}} [model]  the model's limits (`modelLimits`)
  * @param {{budget: number, pending?: number, hostBudget?: number, reserve?: number}} [turn]  what this turn's first call decided
  * @returns {{budget?: number, turn?: {budget: number, pending?: number, hostBudget?: number, reserve?: number}, rule: string}}
@@ -87,21 +95,28 @@ export function historyBudget(call, model = {}, turn) {
  * The tokens the host counts for its system prompt (and the turn's prompt) in a window of
  * `window` tokens: what it held back from the turn's first budget besides the answer reserve.
  * Undefined unless the turn's first call said both.
+ * @param {{hostBudget?: number, reserve?: number}|undefined} turn
+ * @param {number|undefined} window
+ * @returns {number|undefined}
  */
 export function systemPromptTokens(turn, window) {
   const w = finite(window);
   if (w === undefined || finite(turn?.hostBudget) === undefined || finite(turn?.reserve) === undefined) return undefined;
-  const n = w - turn.hostBudget - turn.reserve;
+  const n = w - /** @type {number} */ (turn?.hostBudget) - /** @type {number} */ (turn?.reserve);
   return n > 0 ? n : undefined;
 }
 
-/** Characters of a string as the host counts them (non-Latin scripts four times). */
+/**
+ * Characters of a string as the host counts them (non-Latin scripts four times).
+ * @param {string|undefined} text
+ */
 function hostChars(text) {
   if (!text) return 0;
   const wide = text.match(NON_LATIN)?.length ?? 0;
   return text.length + 3 * wide;
 }
 
+/** @param {unknown} c */
 function contentChars(c) {
   if (typeof c === "string") return hostChars(c);
   if (!Array.isArray(c)) return c == null ? 0 : hostChars(JSON.stringify(c));
@@ -121,6 +136,7 @@ function contentChars(c) {
  * window (characters / 4 × 1.25 over text, reasoning and tool calls; an image as 8,000
  * characters). It counts most text higher than the engine's own estimate, so a history within
  * the budget by the engine's count can still leave the answer no room by the host's.
+ * @param {any[]|undefined} messages
  */
 export function hostTokens(messages) {
   let chars = 0;

@@ -60,6 +60,7 @@ import { holdLine, requestLine, flushLine } from "./requestlog.js";
  * @property {any} [api]                   the plugin api (plugin-level LLM access)
  * @property {string} [version]
  * @property {number} [assembleTimeoutMs]  the wall-clock guard of one assemble (default ASSEMBLE_TIMEOUT_MS)
+ * @property {() => any} [hostConfig]     the host's whole config (model limits), when the entry can read it
  */
 
 export const ENGINE_ID = "contextfold";
@@ -176,7 +177,7 @@ export const RECOVERY_TOOL = "context_engine_recover";
  */
 export function recoveryToolOffered(availableTools, turnAnswer) {
   if (!availableTools) return turnAnswer;
-  const has = (n) => (availableTools instanceof Set ? availableTools.has(n) : [...availableTools].includes(n));
+  const has = (/** @type {string} */ n) => (availableTools instanceof Set ? availableTools.has(n) : [...availableTools].includes(n));
   if (has(RECOVERY_TOOL)) return true;
   if (turnAnswer !== undefined && has("tool_call")) return turnAnswer;
   return false;
@@ -190,14 +191,18 @@ const HOST_COUNT_REPLANS = 2;
  * the host uses to set the answer's max tokens, room.js): when the host would count the
  * planned history over the budget, plans again with the budget scaled by the two counts'
  * ratio, so the model keeps its answer room.
+ * @param {OpenSession} s
+ * @param {{messages: Message[], prompt?: string, budget?: number}} req
  */
 async function planWithin(s, req) {
   let r = await s.assemble(req);
-  let budget = req.budget;
-  for (let i = 0; i < HOST_COUNT_REPLANS && budget !== undefined; i++) {
+  const target = req.budget;
+  if (target === undefined) return r;
+  let budget = target;
+  for (let i = 0; i < HOST_COUNT_REPLANS; i++) {
     const counted = hostTokens(applySteps(req.messages, r.steps));
-    if (counted <= req.budget || r.estimatedTokens <= 0) break;
-    const next = Math.max(1, Math.floor((req.budget * r.estimatedTokens) / counted));
+    if (counted <= target || r.estimatedTokens <= 0) break;
+    const next = Math.max(1, Math.floor((target * r.estimatedTokens) / counted));
     if (next >= budget || r.stats.overBudget) break;
     budget = next;
     r = await s.assemble({ ...req, budget });
@@ -245,6 +250,7 @@ export function createEngine(deps) {
    * the start of every turn after the first, when every turn in the transcript is finished.
    * The index already has them (it reads the transcript); this keeps the engine's record of
    * advanced turns complete and says once per turn that it happened.
+   * @param {OpenSession} s
    */
   async function catchUpCommits(s) {
     try {
@@ -358,16 +364,18 @@ export function createEngine(deps) {
           const inLoop = s.isOwnOutput(messages);
           if (inLoop && params.prompt === undefined) return { s, r: null, input: messages, inLoop };
           await syncQuietly(s);
-          const input = inLoop ? s.lastMessages.concat(messages.slice(s.lastOutput.length)) : s.conversation(messages);
+          const input = inLoop
+            ? /** @type {Message[]} */ (s.lastMessages).concat(messages.slice(/** @type {Message[]} */ (s.lastOutput).length))
+            : s.conversation(messages);
           const room = historyBudget(
             { tokenBudget: params.tokenBudget, limits: params.runtimeSettings?.limits, inLoop },
-            modelLimits(deps.hostConfig?.(), params.runtimeSettings?.model?.provider, params.model),
+            modelLimits(deps.hostConfig?.(), params.runtimeSettings?.model?.provider ?? undefined, params.model),
             inLoop ? s.turnRoom : undefined,
           );
           s.turnRoom = room.turn;
           const turnRecovery = inLoop ? s.lastAssemble?.recoveryTool : undefined;
           const r = await planWithin(s, { messages: input, prompt: params.prompt, budget: room.budget });
-          s.lastAssemble.recoveryTool = recoveryToolOffered(params.availableTools, turnRecovery);
+          if (s.lastAssemble) s.lastAssemble.recoveryTool = recoveryToolOffered(params.availableTools, turnRecovery);
           return { s, r, input, inLoop };
         })();
         const { s, r, input, inLoop } = await Promise.race([work, guard]);
@@ -437,7 +445,7 @@ export function createEngine(deps) {
           s.turnRoom?.budget ??
           historyBudget(
             { tokenBudget: window ?? s.config.maxTokens ?? CONFIG_DEFAULT_MAX_TOKENS, inLoop: false },
-            modelLimits(deps.hostConfig?.(), params.provider, params.model),
+            modelLimits(deps.hostConfig?.(), /** @type {any} */ (params).provider, /** @type {any} */ (params).model),
           ).budget;
         const w = await s.session();
         const foldedBefore = new Set(w.folded());

@@ -22,6 +22,7 @@ function loadTranscriptSdk() {
  * plugin instance (see `reload`), so the engine, the tools and the command read it per use.
  * (api.runtime is not available in every registration mode; api.config is the snapshot taken
  * at registration.)
+ * @param {any} api  the plugin api
  */
 function hostConfig(api) {
   try {

@@ -30,6 +30,7 @@ import { markCommandEntries, rememberTexts, withoutCommands } from "./operator.j
  * @property {Record<string, string>} subtopics  turn id → label
  * @property {Record<string, "same" | "new">} boundaries  opening turn id → judgement
  * @property {Record<string, unknown>} [config]  runtime config overrides
+ * @property {string[]} [commands]  texts of the operator commands seen in the transcript
  * @property {{strategy: Strategy, keepMessages?: number, targetTokens?: number, maxTurns?: number}} [prune]
  */
 /** @typedef {{turnId?: string, text: string, source: "llm" | "heuristic", createdAt?: string}} SummaryRecord */
@@ -84,8 +85,12 @@ export class LiveSession {
     /** @type {LiveCore | undefined} */
     this.wasm = undefined;
     this.loaded = false;
-    /** @type {{at: string, result: AssembleResult, budget?: number | null} | null} */
+    /** @type {{at: string, result: AssembleResult, budget?: number | null, recoveryTool?: boolean} | null} */
     this.lastAssemble = null;
+    /** What this turn's first assemble decided of the history budget (room.js `historyBudget`). @type {{budget: number, pending?: number, hostBudget?: number, reserve?: number} | undefined} */
+    this.turnRoom = undefined;
+    /** The log line of a plan that may still be planned again before it is sent (requestlog.js). @type {string | null} */
+    this.heldLine = null;
     /** @type {Message[] | null} */
     this.lastMessages = null;
     /** What the engine returned for the last plan (the host may hand it back). @type {Message[] | null} */
@@ -195,7 +200,7 @@ export class LiveSession {
       this.cursor = r.cursor;
       if (first || update.rewrite || this.indexDue(update.turns)) {
         const ok = await this.persist("index.json", () =>
-          JSON.stringify({ version: STATE_VERSION, source: this.transcript.kind, cursor: this.cursor, index: s.index() }),
+          JSON.stringify({ version: STATE_VERSION, source: this.transcript?.kind, cursor: this.cursor, index: s.index() }),
         );
         if (ok) this.persistedTurns = update.turns;
       }
@@ -203,9 +208,14 @@ export class LiveSession {
     return update;
   }
 
-  /** Reads transcript entries with the operator commands marked; remembers the commands' texts. */
+  /**
+   * Reads transcript entries with the operator commands marked; remembers the commands' texts.
+   * @param {any} cursor
+   * @param {any} [opts]
+   */
   async readMarked(cursor, opts) {
-    const r = await this.transcript.read(cursor, opts);
+    // called by sync, which returns first when there is no transcript
+    const r = await /** @type {Transcript} */ (this.transcript).read(cursor, opts);
     for (const w of r.warnings ?? []) this.warn(w);
     const { entries, texts, unanswered } = markCommandEntries(r.entries);
     const known = this.state.commands ?? [];
@@ -216,7 +226,11 @@ export class LiveSession {
     return { ...r, entries, unanswered };
   }
 
-  /** The host's history as the engine plans it: without the operator commands in it. */
+  /**
+   * The host's history as the engine plans it: without the operator commands in it.
+   * @param {Message[]} messages
+   * @returns {Message[]}
+   */
   conversation(messages) {
     return withoutCommands(messages, this.state.commands ?? []);
   }

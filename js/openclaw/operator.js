@@ -18,25 +18,40 @@ export const COMMAND_ENTRY_TYPE = "contextfold.operator-command";
 /** At most this many distinct command texts are remembered per session. */
 export const MAX_COMMAND_TEXTS = 200;
 
+/** A transcript message or a message of the host's history, as the host wrote it. @typedef {Record<string, any>} HostMessage */
+
+/** @param {unknown} v @returns {v is HostMessage} */
 const isRecord = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 
-/** The text of a message (string content or its text parts). */
+/**
+ * The text of a message (string content or its text parts).
+ * @param {HostMessage | undefined} m
+ * @returns {string}
+ */
 export function messageText(m) {
   const c = m?.content;
   if (typeof c === "string") return c;
   if (!Array.isArray(c)) return "";
-  return c.map((p) => (typeof p?.text === "string" ? p.text : "")).join("\n");
+  return c.map((/** @type {any} */ p) => (typeof p?.text === "string" ? p.text : "")).join("\n");
 }
 
+/** @param {HostMessage | undefined} m */
 const isContextFree = (m) => m?.excludeFromContext === true && m?.__openclaw?.contextFreeCommand === true;
 
-/** True for a command's reply appended by the gateway (never a model's answer). */
+/**
+ * True for a command's reply appended by the gateway (never a model's answer).
+ * @param {HostMessage | undefined} m
+ */
 export function isCommandReply(m) {
   if (m?.role !== "assistant") return false;
   return (m.provider === "openclaw" && m.model === "gateway-injected") || isContextFree(m);
 }
 
-/** True when `user` is the typed command that `reply` answers. */
+/**
+ * True when `user` is the typed command that `reply` answers.
+ * @param {HostMessage | undefined} user
+ * @param {HostMessage} reply
+ */
 function answers(user, reply) {
   if (user?.role !== "user" || !messageText(user).trim().startsWith("/")) return false;
   if (isContextFree(user) && isContextFree(reply)) return true;
@@ -50,8 +65,8 @@ function answers(user, reply) {
  * unchanged). Returns the entries (the same array when nothing was marked), the texts of
  * the commands found, and `unanswered`: replies at the start of the entries, whose command
  * came in an earlier read (already indexed as conversation: the caller reads everything again).
- * @param {{type?: string, message?: object}[]} entries
- * @returns {{entries: object[], texts: string[], unanswered: number}}
+ * @param {{type?: string, message?: HostMessage}[]} entries
+ * @returns {{entries: {type?: string, message?: HostMessage}[], texts: string[], unanswered: number}}
  */
 export function markCommandEntries(entries) {
   const marked = new Set();
@@ -73,16 +88,21 @@ export function markCommandEntries(entries) {
     lastUser = m.role === "user" ? i : -1;
   });
   if (marked.size === 0) return { entries, texts: [], unanswered };
+  /** @type {string[]} */
   const texts = [];
   const out = entries.map((e, i) => {
     if (!marked.has(i)) return e;
-    if (e.message.role === "user") texts.push(messageText(e.message).trim());
+    if (e.message?.role === "user") texts.push(messageText(e.message).trim());
     return { ...e, type: COMMAND_ENTRY_TYPE };
   });
   return { entries: out, texts, unanswered };
 }
 
-/** Adds command texts to a remembered list (distinct, newest last, bounded). */
+/**
+ * Adds command texts to a remembered list (distinct, newest last, bounded).
+ * @param {string[] | undefined} list
+ * @param {string[]} texts
+ */
 export function rememberTexts(list, texts) {
   const out = (list ?? []).filter((t) => !texts.includes(t));
   out.push(...new Set(texts));
@@ -95,8 +115,10 @@ export function rememberTexts(list, texts) {
  * message) is left out; a user message that starts with known commands merged in by the host
  * loses those text parts (and becomes the plain string it was when one text part is left).
  * Returns the same array when there is nothing to take out.
- * @param {object[]} messages
+ * @template {HostMessage} M
+ * @param {M[]} messages
  * @param {Iterable<string>} texts command texts known from the transcript
+ * @returns {M[]}
  */
 export function withoutCommands(messages, texts) {
   const known = new Set(texts);

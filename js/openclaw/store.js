@@ -113,6 +113,7 @@ export class SessionStore {
     return (await createOnce(file, body)) ? "committed" : "duplicate";
   }
 
+  /** @param {string} key */
   commitFile(key) {
     return path.join(this.dir, "commits", `${keyName(key)}.json`);
   }
@@ -121,6 +122,8 @@ export class SessionStore {
    * Records the turns among `turnIds` that have no record yet (the host advanced them
    * without committing them to the engine), marked `source: "transcript"`. Returns the ids
    * recorded now.
+   * @param {string[]} turnIds
+   * @param {string} [at]
    */
   async catchUp(turnIds, at = new Date().toISOString()) {
     let names;

@@ -7,7 +7,10 @@
 import http from "node:http";
 import fs from "node:fs";
 
-/** @returns {Promise<{port: number, requests: () => object[], stop: () => Promise<void>}>} */
+/**
+ * @param {{logFile?: string}} [opts]
+ * @returns {Promise<{port: number, requests: () => object[], stop: () => Promise<void>}>}
+ */
 export async function startFakeAnthropic({ logFile } = {}) {
   const log = [];
   const server = http.createServer((req, res) => {
@@ -52,9 +55,9 @@ export async function startFakeAnthropic({ logFile } = {}) {
       res.end();
     });
   });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve(undefined)));
   return {
-    port: server.address().port,
+    port: /** @type {import("node:net").AddressInfo} */ (server.address()).port,
     requests: () => log.slice(),
     stop: () =>
       new Promise((done) => {

@@ -244,7 +244,10 @@ test("the host's second assemble of our own output with the prompt plans the ori
   );
 });
 
-/** An engine over a JSONL transcript (the host's state dir layout), with its logs. */
+/**
+ * An engine over a JSONL transcript (the host's state dir layout), with its logs.
+ * @param {{config?: Record<string, any>, hostConfig?: any}} [opts]
+ */
 async function engineWithTranscript({ config = {}, hostConfig } = {}) {
   const { createEngine } = await import(path.join(PKG, "js", "openclaw", "engine.js"));
   const { writeFileSync, mkdirSync } = await import("node:fs");
