@@ -125,15 +125,15 @@ function progress(msg) {
  * `keepBytes` also the input's bytes (recover). Otherwise they are not held, so a huge input
  * is in memory once less while the core works.
  * @param {Args} args
- * @returns {Session}
+ * @returns {Promise<Session>}
  */
-function loadSession(args, { keepBytes = false } = {}) {
+async function loadSession(args, { keepBytes = false } = {}) {
   const file = args._[1];
   if (!file) throw new UsageError(`${args._[0]} needs a session file (or - for stdin)`);
   const name = file === "-" ? "stdin" : file;
   const buf = readInput(file);
   progress(`read ${buf.length} bytes`);
-  const r = readMessages(buf, { format: args.format, name, isUtf8 });
+  const r = readMessages(buf, { format: args.format, name, isUtf8, core: await loadCore() });
   for (const w of r.warnings) process.stderr.write(`warning: ${w}\n`);
   // The core indexes every transcript entry itself (same branch rule as the reader).
   const entries = r.format === "openclaw" ? r.transcriptEntries : undefined;
@@ -163,7 +163,7 @@ function out(text) {
 
 /** @param {Args} args */
 async function cmdClean(args) {
-  const s = loadSession(args);
+  const s = await loadSession(args);
   const core = await loadCore();
   const result = coreCall(() => core.clean(s.messages, configFromFile(args.config)));
   const msgs = applySteps(s.messages, result.steps);
@@ -192,7 +192,7 @@ function pct(before, after) {
 
 /** @param {Args} args */
 async function cmdAssemble(args) {
-  const s = loadSession(args);
+  const s = await loadSession(args);
   const core = await loadCore();
   progress(`assembling ${s.messages.length} messages`);
   const r = coreCall(() => core.assembleOnce(assembleRequest(s, { prompt: args.prompt, budget: args.budget, config: configFromFile(args.config) })));
@@ -232,7 +232,7 @@ async function indexOf(s, args) {
 
 /** @param {Args} args */
 async function cmdIndex(args) {
-  const s = loadSession(args);
+  const s = await loadSession(args);
   const live = await indexOf(s, args);
   const index = live.index();
   if (args.json) return out(JSON.stringify(index, null, 2));
@@ -247,7 +247,7 @@ async function cmdIndex(args) {
 
 /** @param {Args} args */
 async function cmdTopics(args) {
-  const s = loadSession(args);
+  const s = await loadSession(args);
   const live = await indexOf(s, args);
   const { topics } = live.topics();
   const ids = live.index().turns.map((t) => t.id);
@@ -266,7 +266,7 @@ const PAGE = 50;
 /** @param {Args} args */
 async function cmdRecover(args) {
   if (args.page !== undefined && args.page < 1) throw new UsageError("--page counts from 1");
-  const s = loadSession(args, { keepBytes: true });
+  const s = await loadSession(args, { keepBytes: true });
   const id = args._[2];
   if (!id) throw new UsageError("recover needs a turn id (see `contextfold index`)");
   const live = await indexOf(s, args);
@@ -296,7 +296,7 @@ async function cmdRecover(args) {
 
 /** @param {Args} args */
 async function cmdReplay(args) {
-  const s = loadSession(args, { keepBytes: true });
+  const s = await loadSession(args, { keepBytes: true });
   const core = await loadCore();
   const { replayThroughAdapter } = await import("./openclaw/replay.js");
   // The plugin's config as the host would pass it (its own state dir comes from the replay).
@@ -308,7 +308,7 @@ async function cmdReplay(args) {
   // As for assemble, a budget of 0 means the config's.
   // maxTokens is a number: the core refuses a config where it is not (checked just above).
   const budget = /** @type {number} */ (args.budget || coreConfig.maxTokens || core.defaultConfig().maxTokens);
-  const timeline = coreCall(() => replayTimeline(s, s.buf, s.name));
+  const timeline = coreCall(() => replayTimeline(core, s, s.buf, s.name));
   const turns = replayTurns(timeline.messages, args.turns);
   if (turns.length === 0) throw new InputError(`${s.name}: no user turn with history before it to replay`);
   progress(`replaying ${turns.length} turns through the engine`);

@@ -4,9 +4,10 @@
 
 use crate::clean::clean_history;
 use crate::error::{InputError, PruneError};
-use crate::fold::{prune, summary};
+use crate::fold::{pins, prune, summary};
 use crate::model::tokens;
 use crate::session;
+use crate::transcript::branch::{self, Link};
 use crate::wire::{self, clean::CleanRequest, clean::SummarizeRequest};
 use serde_json::Value;
 
@@ -46,6 +47,18 @@ pub fn estimate_json(input: &str) -> Result<usize, InputError> {
 /// [`prune::prune`] over a JSON [`wire::prune::PruneRequest`]; the result as JSON.
 pub fn prune_json(input: &str) -> Result<String, PruneError> {
     Ok(wire::to_json(&prune::prune(&wire::parse("request", input)?)?))
+}
+
+/// The active branch ([`branch::active_branch`]) of a JSON array of [`Link`]s; the result as
+/// JSON.
+pub fn active_branch_json(input: &str) -> Result<String, InputError> {
+    let links: Vec<Link> = wire::parse("entries", input)?;
+    Ok(wire::to_json(&branch::active_branch(&links)))
+}
+
+/// [`pins::pinned_turns`] over a JSON [`pins::PinnedTurnsRequest`]; the ids as JSON.
+pub fn pinned_turns_json(input: &str) -> Result<String, InputError> {
+    Ok(wire::to_json(&pins::pinned_turns(&wire::parse("request", input)?)))
 }
 
 #[cfg(test)]

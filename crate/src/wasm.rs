@@ -25,6 +25,8 @@ const TS_ASSEMBLE: &'static str = wire::assemble::TYPESCRIPT;
 const TS_TRANSCRIPT: &'static str = wire::transcript::TYPESCRIPT;
 #[wasm_bindgen(typescript_custom_section)]
 const TS_PRUNE: &'static str = wire::prune::TYPESCRIPT;
+#[wasm_bindgen(typescript_custom_section)]
+const TS_RULES: &'static str = wire::rules::TYPESCRIPT;
 
 #[wasm_bindgen(start)]
 fn start() {
@@ -93,6 +95,21 @@ pub fn summarize(
 #[wasm_bindgen(unchecked_return_type = "Json<PruneResult>")]
 pub fn prune(#[wasm_bindgen(unchecked_param_type = "Json<PruneRequest>")] input: &str) -> Result<String, JsError> {
     crate::api::prune_json(input).map_err(js_error)
+}
+
+/// The active branch of transcript entries (`{id, parentId}`): the host's rule, the one the
+/// session index follows.
+#[wasm_bindgen(js_name = activeBranch, unchecked_return_type = "Json<Branch>")]
+pub fn active_branch(#[wasm_bindgen(unchecked_param_type = "Json<Link[]>")] entries: &str) -> Result<String, JsError> {
+    crate::api::active_branch_json(entries).map_err(js_error)
+}
+
+/// The ids of the turns that pins hold (the planner's and prune's rule).
+#[wasm_bindgen(js_name = pinnedTurns, unchecked_return_type = "Json<string[]>")]
+pub fn pinned_turns(
+    #[wasm_bindgen(unchecked_param_type = "Json<PinnedTurnsRequest>")] input: &str,
+) -> Result<String, JsError> {
+    crate::api::pinned_turns_json(input).map_err(js_error)
 }
 
 /// A live session: index, topics and caches kept inside the wasm instance between requests.

@@ -28,6 +28,25 @@ export function wrapGlue(glue) {
       return call(() => JSON.parse(glue.clean(JSON.stringify({ messages, config, historyComplete }))));
     },
     /**
+     * The active branch of transcript entries, oldest first, as positions in `links` (the
+     * host's rule; the session index follows the same one).
+     * @param {{id?: string | null, parentId?: string | null}[]} links
+     * @returns {{positions: number[], end: "root" | "cycle" | "unknownParent"}}
+     */
+    activeBranch(links) {
+      return call(() => JSON.parse(glue.activeBranch(JSON.stringify(links))));
+    },
+    /**
+     * The first id of each turn that the pins hold (the planner's and prune's rule: by any of
+     * its ids, a tool it calls or answers, or a phrase of its full visible text).
+     * @param {Pins} pins
+     * @param {{ids: string[], messages?: Message[]}[]} turns
+     * @returns {string[]}
+     */
+    pinnedTurns(pins, turns) {
+      return call(() => JSON.parse(glue.pinnedTurns(JSON.stringify({ pins, turns }))));
+    },
+    /**
      * Estimated tokens of a message array.
      * @param {Message[]} messages
      * @returns {number}

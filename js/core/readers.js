@@ -276,14 +276,17 @@ export function transcriptNodes(records, { format = "openclaw", name = "input" }
   return { nodes, byId, warnings };
 }
 
+/** The core's branch rule, as `core.activeBranch` offers it. @typedef {{activeBranch: (links: {id?: string | null, parentId?: string | null}[]) => {positions: number[], end: "root" | "cycle" | "unknownParent"}}} BranchRule */
+
 /**
- * The active branch of a scanned transcript: the parent chain from the newest entry with an
- * id, oldest first (the host's rule; the core's index follows the same one).
+ * The active branch of a scanned transcript, oldest first, chosen by the core's rule (the
+ * host's: the parent chain from the newest entry with an id), with warnings where the
+ * transcript is damaged (a parent cycle, an unknown parent, entries before their parent).
  * @param {JsonlRecord[]} records
- * @param {{format?: string, name?: string}} [o]
+ * @param {{format?: string, name?: string, core: BranchRule}} o
  * @returns {{branch: JsonlRecord[], warnings: string[]}}
  */
-export function activeBranch(records, { format = "openclaw", name = "input" } = {}) {
+export function activeBranch(records, { format = "openclaw", name = "input", core }) {
   const shape = SHAPES[format];
   const { nodes, byId, warnings } = transcriptNodes(records, { format, name });
   /** @param {JsonlRecord} r */
@@ -293,30 +296,20 @@ export function activeBranch(records, { format = "openclaw", name = "input" } = 
   // The newest occurrence of each id is the entry; earlier ones are replaced.
   const live = nodes.filter((r) => byId.get(r.value[shape.id]) === r);
   if (live.length === 0) return { branch: [], warnings };
+  const links = nodes.map((r) => ({ id: r.value[shape.id], parentId: typeof r.value[shape.parent] === "string" ? r.value[shape.parent] : null }));
+  const found = core.activeBranch(links);
   /** @type {JsonlRecord[]} */
-  const chain = [];
-  const onBranch = new Set();
+  const chain = found.positions.map((i) => /** @type {JsonlRecord} */ (nodes[i]));
+  const onBranch = new Set(chain.map((r) => r.value[shape.id]));
+  const oldest = /** @type {JsonlRecord} */ (chain[0]);
   /** @type {JsonlRecord | undefined} */
-  let cut; // the entry whose parent link closes a cycle
-  /** @type {JsonlRecord | undefined} */
-  let cur = live[live.length - 1];
-  while (cur) {
-    const id = cur.value[shape.id];
-    if (onBranch.has(id)) {
-      cut = /** @type {JsonlRecord} */ (chain[chain.length - 1]);
-      warnings.push(`${at(cut)}: parent cycle at entry ${JSON.stringify(id)}; the active branch starts after it`);
-      break;
-    }
-    onBranch.add(id);
-    chain.push(cur);
-    const parent = cur.value[shape.parent];
-    if (parent == null) break;
-    const p = byId.get(parent);
-    if (!p)
-      warnings.push(`${at(cur)}: parent ${JSON.stringify(parent)} of entry ${JSON.stringify(id)} is not in the transcript; the active branch starts here`);
-    cur = p;
-  }
-  chain.reverse();
+  const cut = found.end === "cycle" ? oldest : undefined; // the entry whose parent link closes a cycle
+  if (cut) warnings.push(`${at(cut)}: parent cycle at entry ${JSON.stringify(cut.value[shape.parent])}; the active branch starts after it`);
+  // A parent that is not a string names no entry: the core starts the chain there, as at an unknown parent.
+  if (found.end === "unknownParent" || (found.end === "root" && oldest.value[shape.parent] != null))
+    warnings.push(
+      `${at(oldest)}: parent ${JSON.stringify(oldest.value[shape.parent])} of entry ${JSON.stringify(oldest.value[shape.id])} is not in the transcript; the active branch starts here`,
+    );
   // Entries written before their parent's line: reported, and so are the messages they take
   // off the active branch (the host's newest entry decides the branch).
   const tip = chain[chain.length - 1];
@@ -422,13 +415,14 @@ function detectBytes(bytes) {
 /**
  * Reads an input (text, or bytes: a Uint8Array / Buffer) into a message array.
  * @param {string|Uint8Array} input
- * @param {object} [o]
+ * @param {object} o
  * @param {string} [o.format]
  * @param {string} [o.name]
  * @param {(b: Uint8Array) => boolean} [o.isUtf8] a fast UTF-8 check (Node: `buffer.isUtf8`)
+ * @param {BranchRule} o.core the core, whose rule picks a transcript's active branch
  * @returns {ReadInput}
  */
-export function readMessages(input, { format = "auto", name = "input", isUtf8 } = {}) {
+export function readMessages(input, { format = "auto", name = "input", isUtf8, core }) {
   if (!FORMATS.includes(format)) throw new InputError(`unknown format "${format}" (expected one of ${FORMATS.join(", ")})`);
   const isBytes = typeof input !== "string";
   if (format === "auto") format = (isBytes ? detectBytes(input) : undefined) ?? detectFormat(isBytes ? decodeRange(input, 0, input.length) : input);
@@ -437,7 +431,7 @@ export function readMessages(input, { format = "auto", name = "input", isUtf8 } 
     const scan = scanJsonl(bytes, { name, strict: true, final: true, ...(isUtf8 ? { isUtf8 } : {}) });
     const oc = format === "openclaw";
     const shape = SHAPES[format];
-    const { branch, warnings } = activeBranch(scan.records, { format, name });
+    const { branch, warnings } = activeBranch(scan.records, { format, name, core });
     const picked = branch.filter((r) => hasMessage(r.value, shape));
     const header = oc ? scan.records.find((r) => r.value?.type === "session") : undefined;
     /** @type {ReadInput} */

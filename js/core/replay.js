@@ -143,19 +143,20 @@ export function replayTurns(messages, k) {
  * with the bytes of its line when the input is an OpenClaw JSONL. Any other input (a Claude
  * Code transcript, a message list) becomes a linear transcript with ids m0001, m0002, … (as an
  * import would write it).
+ * @param {import("./readers.js").BranchRule} core the core, whose rule picks the active branch
  * @param {{format: string, messages: Message[]}} read what `readMessages` returned
  * @param {Uint8Array} [bytes] the input's bytes (an OpenClaw JSONL)
  * @param {string} [name]
  * @returns {ReplayTimeline}
  */
-export function replayTimeline(read, bytes, name = "input") {
+export function replayTimeline(core, read, bytes, name = "input") {
   /** @type {TranscriptLine[]} */
   let lines;
   let header = null;
   if (read.format === "openclaw") {
     const scan = scanJsonl(/** @type {Uint8Array} */ (bytes), { name, strict: true, final: true });
     header = scan.records.find((r) => r.value?.type === "session")?.value ?? null;
-    lines = activeBranch(scan.records, { name }).branch.map((r) => ({ value: r.value, range: [r.start, r.end] }));
+    lines = activeBranch(scan.records, { name, core }).branch.map((r) => ({ value: r.value, range: [r.start, r.end] }));
   } else {
     lines = read.messages.map((message, i) => ({
       value: { type: "message", id: `m${String(i + 1).padStart(4, "0")}`, parentId: i > 0 ? `m${String(i).padStart(4, "0")}` : null, message },

@@ -45,13 +45,14 @@ function optionsOf(options, allowed) {
  * Reads an input: an array of messages as it is, a transcript or request body (text or
  * bytes) with the readers the CLI uses.
  * @param {unknown} input
+ * @param {Core} core the core, whose rule picks a transcript's active branch
  * @param {string} [format]
  * @returns {{messages: Message[], format: string, warnings?: string[], entries?: TranscriptEntry[], text?: string | Uint8Array}}
  */
-function readInput(input, format = "auto") {
+function readInput(input, core, format = "auto") {
   if (Array.isArray(input)) return { messages: input, format: shapeOf(input, format) };
   if (typeof input === "string" || input instanceof Uint8Array) {
-    const r = readMessages(input, { format, name: "input" });
+    const r = readMessages(input, { format, name: "input", core });
     return { ...r, entries: r.format === "openclaw" ? r.transcriptEntries : undefined, text: input };
   }
   throw new InputError("expected an array of messages, or a transcript or request body as a string or Uint8Array");
@@ -81,7 +82,7 @@ export function createApi(getCore) {
      */
     async clean(input, options = {}) {
       const { call, config } = optionsOf(options, ["format", "historyComplete"]);
-      const read = readInput(input, call.format);
+      const read = readInput(input, await getCore(), call.format);
       const r = await engine((core) => core.clean(read.messages, config, { historyComplete: call.historyComplete === true }));
       return cleaned(read.messages, r, read);
     },
@@ -94,7 +95,7 @@ export function createApi(getCore) {
      */
     async assemble(input, options = {}) {
       const { call, config } = optionsOf(options, ["format", "prompt", "budget"]);
-      const read = readInput(input, call.format);
+      const read = readInput(input, await getCore(), call.format);
       const r = await engine((core) => core.assembleOnce(assembleRequest(read, { prompt: call.prompt, budget: call.budget, config })));
       return assembled(read.messages, r, read);
     },
@@ -109,7 +110,7 @@ export function createApi(getCore) {
     async recover(input, turnId, options = {}) {
       const { call } = optionsOf(options, ["format"]);
       if (typeof turnId !== "string") throw new InputError("recover needs a turn id (a string)");
-      const read = readInput(input, call.format);
+      const read = readInput(input, await getCore(), call.format);
       return engine((core) => {
         const entries = read.entries ?? messageEntries(core, read.messages);
         const live = core.newSession({});
@@ -145,7 +146,7 @@ export function createApi(getCore) {
      */
     async estimateTokens(input, options = {}) {
       const { call } = optionsOf(options, ["format"]);
-      const read = readInput(input, call.format);
+      const read = readInput(input, await getCore(), call.format);
       return engine((core) => core.estimateTokens(read.messages));
     },
 

@@ -65,9 +65,6 @@ import { holdLine, requestLine, flushLine } from "./requestlog.js";
 
 export const ENGINE_ID = "contextfold";
 
-/** The core's default budget (config.rs), for a config that does not set maxTokens. */
-const CONFIG_DEFAULT_MAX_TOKENS = 128_000;
-
 /** Wall-clock guard of one assemble (the host's turn must never wait on us for long). */
 export const ASSEMBLE_TIMEOUT_MS = 5_000;
 /** At most this many of the newest turns are caught up per bootstrap. */
@@ -444,7 +441,7 @@ export function createEngine(deps) {
         const budget =
           s.turnRoom?.budget ??
           historyBudget(
-            { tokenBudget: window ?? s.config.maxTokens ?? CONFIG_DEFAULT_MAX_TOKENS, inLoop: false },
+            { tokenBudget: window ?? s.config.maxTokens ?? /** @type {number} */ ((await loadCore()).defaultConfig().maxTokens), inLoop: false },
             modelLimits(deps.hostConfig?.(), /** @type {any} */ (params).provider, /** @type {any} */ (params).model),
           ).budget;
         const w = await s.session();

@@ -12,6 +12,7 @@ import { promises as fs, statSync } from "node:fs";
 import { isUtf8 } from "node:buffer";
 import path from "node:path";
 import { scanJsonl, transcriptNodes, activeBranch, toEntry } from "../core/readers.js";
+import { loadCore } from "../core/node.js";
 
 export { toEntry };
 
@@ -28,18 +29,18 @@ export { toEntry };
  * Parses JSONL bytes starting at byte `base` of the file, with the rules the CLI shares
  * (js/core/readers.js), leniently: a line that is not JSON is skipped with a warning, and an
  * unfinished last line is left for the next read. `end` is the offset after the last
- * consumed line. With `branch`, the bytes are the whole file and the warnings also cover the
- * active branch (repeated ids, cycles, entries out of order).
+ * consumed line. With `branch` (the core, whose rule picks the branch), the bytes are the whole
+ * file and the warnings also cover the active branch (repeated ids, cycles, entries out of order).
  * @param {Buffer} buf
  * @param {number} [base]
  * @param {string} [name]
- * @param {{firstLine?: number, branch?: boolean}} [o] `firstLine`: line number of the first line (undefined: unknown)
+ * @param {{firstLine?: number, branch?: import("../core/readers.js").BranchRule}} [o] `firstLine`: line number of the first line (undefined: unknown)
  */
-export function parseJsonlBuffer(buf, base = 0, name = "transcript", { firstLine = base === 0 ? 1 : undefined, branch = false } = {}) {
+export function parseJsonlBuffer(buf, base = 0, name = "transcript", { firstLine = base === 0 ? 1 : undefined, branch } = {}) {
   const scan = scanJsonl(buf, { name, base, firstLine, strict: false, final: false, isUtf8 });
   const header = scan.records.find((r) => r.value?.type === "session")?.value;
   const entries = /** @type {TranscriptEntry[]} */ (scan.records.map((r) => toEntry(r.value, [r.start, r.end])).filter(Boolean));
-  const more = branch ? activeBranch(scan.records, { name }).warnings : transcriptNodes(scan.records, { name }).warnings;
+  const more = branch ? activeBranch(scan.records, { name, core: branch }).warnings : transcriptNodes(scan.records, { name }).warnings;
   return { entries, warnings: [...scan.warnings, ...more], header, end: scan.end, nextLine: scan.nextLine };
 }
 
@@ -78,7 +79,7 @@ export class JsonlTranscript {
       const buf = Buffer.alloc(len);
       if (len > 0) await fh.read(buf, 0, len, from);
       const firstLine = from === 0 ? 1 : from === this.mark.offset ? this.mark.line : undefined;
-      const r = parseJsonlBuffer(buf, from, path.basename(this.file), { firstLine, branch: from === 0 });
+      const r = parseJsonlBuffer(buf, from, path.basename(this.file), { firstLine, branch: from === 0 ? await loadCore() : undefined });
       if (r.nextLine !== undefined) this.mark = { offset: r.end, line: r.nextLine };
       return { entries: r.entries, cursor: r.end, reset, warnings: r.warnings };
     } finally {

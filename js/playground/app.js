@@ -5,6 +5,7 @@
 // and input.js change it, run.js runs the engine, views/ draws the result. It also gives
 // tests a hook (`window.__contextfold`) to drive the page without the UI.
 import { createRunner } from "./runner.js";
+import { loadCore } from "./engine.js";
 import { encodeUtf8 } from "./entries.js";
 import { state, coreKeys, configDiff, settings } from "./state.js";
 import { buildControls, syncControls, wireControls } from "./controls.js";
@@ -27,20 +28,23 @@ async function boot() {
     key: () => (state.session ? `${state.inputGen} ${JSON.stringify({ budget: state.budget, config: configDiff() })}` : null),
   });
   // Everything the page needs is fetched now, so it keeps working offline.
-  const [manifest, runner, ...samples] = await Promise.all([
+  const [manifest, core, runner, ...samples] = await Promise.all([
     fetchBytes(new URL("openclaw.plugin.json", ROOT)).then((b) => JSON.parse(new TextDecoder().decode(b))),
+    loadCore(new URL("wasm/", ROOT)),
     createRunner(new URL("wasm/", ROOT)),
     ...SAMPLES.map((n) => fetchBytes(new URL(`samples/${n}`, ROOT)).catch(() => null)),
   ]);
   for (const [i, n] of SAMPLES.entries()) if (samples[i]) state.samples.set(n, samples[i]);
   for (const b of sampleButtons()) b.disabled = !state.samples.has(b.dataset.sample ?? "");
   state.runner = runner;
+  state.core = core;
   state.schema = manifest.configSchema?.properties ?? {};
   state.hints = manifest.uiHints ?? {};
-  for (const k of coreKeys()) if (state.schema[k].default !== undefined) state.defaults[k] = state.schema[k].default;
+  const defaults = core.defaultConfig();
+  for (const k of coreKeys()) if (defaults[k] !== undefined) state.defaults[k] = defaults[k];
   state.config = { ...state.defaults };
   buildControls();
-  field("budget").placeholder = `maxTokens (${fmt(state.defaults.maxTokens ?? 128000)})`;
+  field("budget").placeholder = `maxTokens (${fmt(state.defaults.maxTokens)})`;
   syncControls();
   document.documentElement.dataset.engine = runner.version;
   document.documentElement.dataset.runner = runner.kind;

@@ -37,7 +37,7 @@ export function syncBudgetRange() {
   const range = field("budget-range");
   range.max = String(SLIDER_STEPS);
   range.step = "1";
-  const eff = state.budget ?? state.config.maxTokens ?? 128000;
+  const eff = state.budget ?? state.config.maxTokens ?? state.defaults.maxTokens;
   range.value = String(budgetToSlider(eff));
   range.setAttribute("aria-valuetext", `${fmt(eff)} tokens`);
 }

@@ -39,11 +39,11 @@ export async function loadCore(wasmDir) {
 /**
  * Reads an input file's bytes the way the CLI's `loadSession` does.
  * @param {Uint8Array} bytes
- * @param {{name: string, format?: string}} opts
+ * @param {{name: string, format?: string, core: Core}} opts  `core`: the instance whose rule picks a transcript's active branch
  */
-export function readSession(bytes, { name, format = "auto" }) {
+export function readSession(bytes, { name, format = "auto", core }) {
   const text = decodeUtf8(bytes);
-  const r = readMessages(text, { format, name });
+  const r = readMessages(text, { format, name, core });
   const base = /** @type {string} */ (name.split(/[\\/]/).pop());
   const parsed = r.format === "openclaw" ? parseJsonlBytes(bytes, 0, base) : undefined;
   const entries = parsed?.entries;
@@ -117,7 +117,7 @@ export function replay(core, s, { budget, config }) {
   // maxTokens is a number: the core refuses a config where it is not.
   const b = /** @type {number} */ (budget ?? cfg.maxTokens ?? core.defaultConfig().maxTokens);
   const started = performance.now();
-  const timeline = replayTimeline(s, s.bytes, s.name);
+  const timeline = replayTimeline(core, s, s.bytes, s.name);
   const turns = replayTurns(timeline.messages);
   if (turns.length === 0) throw new Error("no user turn with history before it to replay");
   const requests = replaySession(core, timeline, { turns, config: cfg, budget: b });

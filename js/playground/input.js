@@ -9,6 +9,7 @@ import { $, field, fieldOf } from "./view.js";
 import { render } from "./views/index.js";
 
 /** @import { Runner } from "./runner.js" */
+/** @import { Core } from "../core/core.js" */
 
 /** The built-in samples (served next to the page). */
 export const SAMPLES = ["session.jsonl", "multitopic.jsonl"];
@@ -27,7 +28,7 @@ function readInput() {
   state.inputGen++;
   state.result = null;
   try {
-    state.session = readSession(state.input.bytes, { name: state.input.name, format: state.format });
+    state.session = readSession(state.input.bytes, { name: state.input.name, format: state.format, core: /** @type {Core} */ (state.core) });
     state.readError = null;
   } catch (err) {
     state.session = null;

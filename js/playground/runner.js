@@ -136,7 +136,7 @@ class PageRunner {
    */
   async setInput(bytes, name, format) {
     this.session = null;
-    this.session = readSession(bytes, { name, format });
+    this.session = readSession(bytes, { name, format, core: /** @type {Core} */ (this.core) });
   }
 
   /**

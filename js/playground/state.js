@@ -4,6 +4,7 @@
 import { JS_KEYS } from "../core/config.js";
 
 /** @import { Message } from "../core/types.js" */
+/** @import { Core } from "../core/core.js" */
 /** @import { PlaygroundSession } from "./engine.js" */
 /** @import { Runner, RunOutput } from "./runner.js" */
 /** @import { ReplayView } from "./replay.js" */
@@ -16,6 +17,7 @@ import { JS_KEYS } from "../core/config.js";
  * What the page knows.
  * @typedef {object} PageState
  * @property {Runner | null} runner      the engine, once loaded
+ * @property {Core | null} core          the page's own core instance: its rules read the input for the views, its defaults fill the controls
  * @property {boolean} running           a run is under way
  * @property {boolean} dirty             something changed during the run: run once more
  * @property {number} inputGen           counts inputs, so a result for a replaced input is dropped
@@ -44,6 +46,7 @@ export const NOT_CORE = new Set([...JS_KEYS, "stateDir"]);
 /** @type {PageState} */
 export const state = {
   runner: null,
+  core: null,
   running: false,
   dirty: false,
   inputGen: 0,

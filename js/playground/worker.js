@@ -26,7 +26,7 @@ async function handle(m) {
       return { version: core.version };
     case "input":
       session = null;
-      session = readSession(m.bytes, { name: m.name, format: m.format });
+      session = readSession(m.bytes, { name: m.name, format: m.format, core: /** @type {Core} */ (core) });
       return { messages: session.messages.length };
     case "run": {
       if (!session) throw new Error("no input");

@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { readMessages } from "../../js/core/readers.js";
+import { loadCore } from "../../js/core/node.js";
 import { serve } from "../../js/playground/serve.mjs";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -216,7 +217,7 @@ test("clicking a folded turn shows its original messages and transcript lines", 
   await li.locator(".turn-detail").waitFor({ state: "visible" });
 
   const text = readFileSync(path.join(ROOT, "samples", "session.jsonl"), "utf8");
-  const original = readMessages(text, { name: "session.jsonl" }).messages.slice(folded.range[0], folded.range[1]);
+  const original = readMessages(text, { name: "session.jsonl", core: await loadCore() }).messages.slice(folded.range[0], folded.range[1]);
   assert.ok(original.length >= 2);
   const shown = await renderedView(`#turns .turn[data-turn="${folded.id}"] .turn-detail .msg`);
   assert.deepEqual(shown, original.map(expectedView));

@@ -224,7 +224,7 @@ test("the playground's replay (a live core session) sends what the plugin's adap
     [MULTITOPIC, [300, 700, 3000]],
   ])) {
     const bytes = readFileSync(file);
-    const timeline = replayTimeline(readMessages(bytes, { name: file }), bytes, file);
+    const timeline = replayTimeline(core, readMessages(bytes, { name: file, core }), bytes, file);
     const turns = replayTurns(timeline.messages);
     for (const budget of budgets) {
       const fromCli = replay([file, "--budget", String(budget)]).requests;

@@ -209,6 +209,26 @@ test("context_pin: a pinned turn is also left uncleaned (thinking and tool outpu
   assert.deepEqual(r.messages.slice(0, 4), t.msgs.slice(0, 4), "the host's own objects, unchanged");
 });
 
+test("context_pin: the turns a phrase pins are the planner's, found in the whole turn (a tool result), not a preview", { skip }, async () => {
+  const t = await setup({
+    spec: [
+      ["C1", CODE],
+      ["C2", CODE],
+      ["C3", CODE],
+    ],
+  });
+  await t.assemble();
+  const turns = (await t.run("session_index_query", { query: "turns" })).details.turns;
+  const c2 = turns.find((x) => x.user.startsWith("C2:")).id;
+  // "result-c2" is only in C2's tool result, which no preview of the index shows
+  assert.ok(!JSON.stringify(turns).toLowerCase().includes("result-c2"), "the phrase is not in the index's previews");
+  const pin = await t.run("context_pin", { pattern: "result-c2" });
+  assert.deepEqual(pin.details.pinnedTurns, [c2], "the tool reports the turn the phrase pins");
+  const r = await t.assemble();
+  assert.ok(sent(r).includes("RESULT-C2"), "and the planner keeps that turn whole");
+  assert.ok(!sent(r).includes("RESULT-C1"), "other turns are still cleaned");
+});
+
 test("context_pin: pinned turns are protected from budget folding too", { skip }, async () => {
   const t = await setup({
     spec: [

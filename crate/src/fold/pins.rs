@@ -38,3 +38,33 @@ pub fn pinned(pins: &Pins, id: &str, turn: &[Value]) -> bool {
             turn.iter().any(|m| lowercase(&turns::visible_text(m)).contains(&pat))
         })
 }
+
+/// A turn as `pinnedTurns` reads it: every id it goes by (entry id, hash id) and its messages.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PinTurn {
+    pub ids: Vec<String>,
+    #[serde(default)]
+    pub messages: Vec<Value>,
+}
+
+/// `pinnedTurns`: which of these turns the pins hold.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PinnedTurnsRequest {
+    pub pins: Pins,
+    pub turns: Vec<PinTurn>,
+}
+
+/// The first id of each turn of `turns` that the pins hold, in order: the same rule as
+/// [`pinned`], with a turn pinned by id under any of its ids.
+pub fn pinned_turns(req: &PinnedTurnsRequest) -> Vec<String> {
+    req.turns
+        .iter()
+        .filter_map(|t| {
+            let first = t.ids.first()?;
+            let by_id = t.ids.iter().any(|id| req.pins.turn_ids.contains(id));
+            (by_id || pinned(&req.pins, first, &t.messages)).then(|| first.clone())
+        })
+        .collect()
+}

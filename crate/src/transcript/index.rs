@@ -14,6 +14,7 @@
 
 use crate::hash::{HashMap, HashSet};
 use crate::model::message::{self, Kind};
+use crate::transcript::branch::{active_branch, BranchEnd};
 use crate::transcript::entry::Entry;
 use crate::transcript::turns::{self, TokenBreakdown};
 use serde::{Deserialize, Serialize};
@@ -107,9 +108,10 @@ impl SessionIndex {
     /// Builds the index from all entries, following the parent chain from the newest one.
     pub fn build(entries: &[Entry]) -> SessionIndex {
         let mut idx = SessionIndex::new();
-        let branch = active_branch(entries, &mut idx.skipped);
-        for e in branch {
-            idx.push(e);
+        let branch = active_branch(entries);
+        idx.skipped = branch.unnamed_or_repeated + usize::from(branch.end == BranchEnd::Cycle);
+        for &at in &branch.positions {
+            idx.push(&entries[at]);
         }
         idx.mark_compacted();
         idx
@@ -251,43 +253,6 @@ impl SessionIndex {
 
 fn take_chars(s: &str, n: usize) -> String {
     s.chars().take(n).collect()
-}
-
-/// The parent chain from the newest entry with an id, oldest first. Duplicate ids keep the
-/// newest occurrence; a cycle or an unknown parent ends the chain.
-fn active_branch<'a>(entries: &'a [Entry], skipped: &mut usize) -> Vec<&'a Entry> {
-    // Positions rather than references: the map type is then one the crate already compiles
-    // (`HashMap<&str, usize>`, session.rs), not a copy of hashbrown's code of its own.
-    let mut by_id: HashMap<&str, usize> = HashMap::default();
-    for (i, e) in entries.iter().enumerate() {
-        match e.id.as_deref() {
-            Some(id) => {
-                if by_id.insert(id, i).is_some() {
-                    *skipped += 1;
-                }
-            }
-            None => *skipped += 1,
-        }
-    }
-    let Some(mut cur) = entries.iter().rev().find(|e| e.id.is_some()) else {
-        return Vec::new();
-    };
-    let mut chain = Vec::new();
-    let mut seen = HashSet::default();
-    loop {
-        let id = cur.id.as_deref().unwrap_or("");
-        if !seen.insert(id) {
-            *skipped += 1;
-            break;
-        }
-        chain.push(cur);
-        match cur.parent_id.as_deref().and_then(|p| by_id.get(p)) {
-            Some(&p) => cur = &entries[p],
-            None => break,
-        }
-    }
-    chain.reverse();
-    chain
 }
 
 #[cfg(test)]

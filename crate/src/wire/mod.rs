@@ -19,6 +19,7 @@
 pub mod assemble;
 pub mod clean;
 pub mod prune;
+pub mod rules;
 pub mod transcript;
 #[cfg(test)]
 pub(crate) mod typescript;

@@ -12,6 +12,7 @@ pub fn all() -> String {
         super::assemble::TYPESCRIPT,
         super::transcript::TYPESCRIPT,
         super::prune::TYPESCRIPT,
+        super::rules::TYPESCRIPT,
     ]
     .concat()
 }

@@ -8,7 +8,7 @@ import { pickComplete } from "../llm.js";
 import { summarizeQueued } from "../background.js";
 import { ToolError } from "./errors.js";
 import { STRATEGIES, TURN_ID, obj } from "./schema.js";
-import { TOOL_DEADLINE_MS, currentMessages, findTurn, indexOf, originalMessages, pinnedInIndex, pinsOf, preview, protectedCount, syncNote } from "./session.js";
+import { TOOL_DEADLINE_MS, currentMessages, findTurn, indexOf, originalMessages, pinnedTurnIds, pinsOf, preview, protectedCount, syncNote } from "./session.js";
 import { fmt } from "./render.js";
 
 /** @import { ToolDef } from "./session.js" */
@@ -68,7 +68,7 @@ export function foldTools() {
           messages,
           strategy,
           ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)),
-          protectRecentTurns: protectedCount(s),
+          protectRecentTurns: protectedCount(core, s),
           preserveSystemMessages: s.config?.preserveSystemMessages ?? true,
           pins: pinsOf(s),
           idsByKey: Object.fromEntries(index.turns.map((t) => [t.key, t.id])),
@@ -121,8 +121,9 @@ export function foldTools() {
         const note = await syncNote(s);
         const index = await indexOf(s);
         const pins = pinsOf(s);
-        const protectedFrom = index.turns.length - Math.max(1, protectedCount(s));
-        const isProtected = (/** @type {IndexTurn} */ t) => index.turns.indexOf(t) >= protectedFrom || pinnedInIndex(pins, t);
+        const protectedFrom = index.turns.length - Math.max(1, protectedCount(core, s));
+        const pinned = await pinnedTurnIds(core, s, pins, index.turns.slice(0, protectedFrom));
+        const isProtected = (/** @type {IndexTurn} */ t) => index.turns.indexOf(t) >= protectedFrom || pinned.has(t.id);
         let turns;
         const skipped = [];
         if (p.turnIds) {

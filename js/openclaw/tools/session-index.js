@@ -4,7 +4,7 @@
 import { ToolError } from "./errors.js";
 import { capText, pageLine, pageOf } from "./paging.js";
 import { OFFSET, PAGE, TURN_ID, obj, pageSize } from "./schema.js";
-import { breakdownTotals, findTurn, indexOf, pinnedInIndex, pinsOf, protectedCount, rawLines, syncNote } from "./session.js";
+import { breakdownTotals, findTurn, indexOf, pinnedTurnIds, pinsOf, protectedCount, rawLines, syncNote } from "./session.js";
 import { fmt } from "./render.js";
 
 /** @import { ToolDef } from "./session.js" */
@@ -53,7 +53,7 @@ export function sessionIndexTools() {
         },
         ["query"],
       ),
-      async run({ s }, p) {
+      async run({ s, core }, p) {
         const note = await syncNote(s);
         const index = await indexOf(s);
         const row = (/** @type {IndexTurn} */ t) => ({
@@ -103,10 +103,10 @@ export function sessionIndexTools() {
         if (p.query === "candidates") {
           const pins = pinsOf(s);
           const folded = new Set(s.state.folded ?? []);
-          const from = index.turns.length - Math.max(1, protectedCount(s));
-          list = list
-            .filter((t, i) => i < from && !t.compacted && !pinnedInIndex(pins, t) && !folded.has(t.id) && !s.summaries[t.id])
-            .sort((a, b) => b.tokens.total - a.tokens.total);
+          const from = index.turns.length - Math.max(1, protectedCount(core, s));
+          const old = index.turns.slice(0, from).filter((t) => !t.compacted && !folded.has(t.id) && !s.summaries[t.id]);
+          const pinned = await pinnedTurnIds(core, s, pins, old);
+          list = old.filter((t) => !pinned.has(t.id)).sort((a, b) => b.tokens.total - a.tokens.total);
         }
         const pg = pageOf(list.map(row), p.page ?? 1, p.pageSize ?? 20);
         const text = [`${p.query}: ${pageLine(pg, "turns")}`, ...pg.items.map(line), note].filter(Boolean).join("\n");

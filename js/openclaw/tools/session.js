@@ -203,13 +203,14 @@ export function breakdownTotals(index) {
 }
 
 /**
- * How many recent turns are never folded (preserveRecentMessages).
+ * How many recent turns are never folded (preserveRecentMessages; the core's default).
+ * @param {Core} core
  * @param {OpenSession} s
  * @returns {number}
  */
-export function protectedCount(s) {
+export function protectedCount(core, s) {
   const n = s.config?.preserveRecentMessages;
-  return Number.isInteger(n) ? n : CONFIG_SCHEMA.properties.preserveRecentMessages.default;
+  return Number.isInteger(n) ? n : /** @type {number} */ (core.defaultConfig().preserveRecentMessages);
 }
 
 /**
@@ -224,13 +225,22 @@ export function pinsOf(s) {
 }
 
 /**
- * Whether an index turn matches the pins (tools and patterns judged on the indexed text).
+ * The ids of the index turns that the pins hold, by the planner's rule (the core's
+ * `pinnedTurns`: by entry or hash id, a tool the turn calls or answers, a phrase of its full
+ * visible text, read from the transcript when tools or phrases are pinned).
+ * @param {Core} core
+ * @param {OpenSession} s
  * @param {Pins} pins
- * @param {IndexTurn} t
+ * @param {IndexTurn[]} turns
+ * @returns {Promise<Set<string>>}
  */
-export function pinnedInIndex(pins, t) {
-  if (pins.turnIds.includes(t.id) || pins.turnIds.includes(hashId(t))) return true;
-  if (pins.tools.some((x) => t.tools.includes(x))) return true;
-  const text = `${t.topicUser}\n${t.topicAssistant}`.toLowerCase();
-  return pins.patterns.some((p) => text.includes(p.toLowerCase()));
+export async function pinnedTurnIds(core, s, pins, turns) {
+  const byText = pins.tools.length > 0 || pins.patterns.length > 0;
+  const messages = byText ? await originalMessages(s, turns) : new Map();
+  return new Set(
+    core.pinnedTurns(
+      pins,
+      turns.map((t) => ({ ids: [t.id, hashId(t)], messages: messages.get(t.id) ?? [] })),
+    ),
+  );
 }

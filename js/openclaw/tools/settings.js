@@ -5,7 +5,7 @@
 import { splitConfig } from "../../core/config.js";
 import { ToolError, oneLine } from "./errors.js";
 import { STRATEGIES, TURN_ID, checkSchema, obj } from "./schema.js";
-import { CONFIG_SCHEMA, findTurn, hashId, indexOf, pinnedInIndex, pinsOf, syncNote } from "./session.js";
+import { CONFIG_SCHEMA, findTurn, hashId, indexOf, pinnedTurnIds, pinsOf, syncNote } from "./session.js";
 
 /** @import { ToolDef } from "./session.js" */
 /** @import { LiveState } from "../live.js" */
@@ -16,24 +16,24 @@ const READ_ONLY_KEYS = new Set(["stateDir"]);
 /**
  * The plugin config merged over defaults, then the session's runtime overrides, with each
  * key's source. The host hands the plugin its config with the schema's defaults filled in,
- * so a plugin-config value equal to the default is shown as the default.
+ * so a plugin-config value equal to the default is shown as the default. The engine's
+ * defaults are the core's (`defaultConfig`); the JS layer's own keys have the manifest's.
+ * @param {Record<string, unknown>} coreDefaults the core's `defaultConfig()`
  * @param {Record<string, unknown> | undefined} pluginConfig
  * @param {Record<string, unknown>} overrides
  */
-function effectiveConfig(pluginConfig, overrides) {
+function effectiveConfig(coreDefaults, pluginConfig, overrides) {
   /** @type {Record<string, unknown>} */
-  const out = {};
+  const defaults = {};
+  for (const [k, sch] of Object.entries(CONFIG_SCHEMA.properties)) if (sch.default !== undefined) defaults[k] = sch.default;
+  Object.assign(defaults, coreDefaults);
+  /** @type {Record<string, unknown>} */
+  const out = { ...defaults };
   /** @type {Record<string, string>} */
-  const source = {};
-  for (const [k, sch] of Object.entries(CONFIG_SCHEMA.properties)) {
-    if (sch.default !== undefined) {
-      out[k] = sch.default;
-      source[k] = "default";
-    }
-  }
+  const source = Object.fromEntries(Object.keys(defaults).map((k) => [k, "default"]));
   for (const [k, v] of Object.entries(pluginConfig ?? {})) {
     out[k] = v;
-    source[k] = JSON.stringify(v) === JSON.stringify(CONFIG_SCHEMA.properties[k]?.default) ? "default" : "plugin config";
+    source[k] = JSON.stringify(v) === JSON.stringify(defaults[k]) ? "default" : "plugin config";
   }
   for (const [k, v] of Object.entries(overrides ?? {})) {
     out[k] = v;
@@ -58,7 +58,7 @@ export function settingsTools() {
         pattern: { type: "string", minLength: 2, maxLength: 200, description: "A phrase; turns containing it are pinned." },
         unpin: { type: "boolean", description: "Remove the given pin instead of adding it (default false)." },
       }),
-      async run({ s }, p) {
+      async run({ s, core }, p) {
         await syncNote(s);
         const index = await indexOf(s);
         const pins = pinsOf(s);
@@ -93,7 +93,8 @@ export function settingsTools() {
           w.setPins(pins);
           await s.saveState();
         }
-        const matching = index.turns.filter((t) => pinnedInIndex(pins, t)).map((t) => t.id);
+        const held = await pinnedTurnIds(core, s, pins, index.turns);
+        const matching = index.turns.filter((t) => held.has(t.id)).map((t) => t.id);
         const lines = [
           ...(changes.length ? changes : ["no change (list only)"]),
           `pins: turns [${pins.turnIds.join(", ")}], tools [${pins.tools.join(", ")}], patterns [${pins.patterns.map((x) => JSON.stringify(x)).join(", ")}]`,
@@ -140,7 +141,7 @@ export function settingsTools() {
           overrides[k] = v;
           changes.push(`${k} = ${JSON.stringify(v)}`);
         }
-        const { config: eff, source } = effectiveConfig(deps.config, overrides);
+        const { config: eff, source } = effectiveConfig(core.defaultConfig(), deps.config, overrides);
         const coreConfig = splitConfig(eff).core;
         try {
           core.newSession(coreConfig).free();
