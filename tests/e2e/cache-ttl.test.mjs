@@ -138,15 +138,15 @@ describe("contextfold with the host's cache-ttl context pruning (Anthropic's def
   test("the engine indexes every turn and records the uncommitted ones from the transcript, saying so once per turn", () => {
     const dirs = fs.readdirSync(path.join(stateDir, "sessions"));
     const index = JSON.parse(fs.readFileSync(path.join(stateDir, "sessions", dirs[0], "index.json"), "utf8")).index;
-    assert.deepEqual(
-      index.turns.map((t) => t.userPreview.replace(/^.*?(C\d:)/, "$1").slice(0, 3)),
-      ["C1:", "C2:", "C3:"],
-      "the index as of the last turn's start",
-    );
+    // index.json as last written: at the last turn's start, or after its answer when the
+    // engine synced again (then it has the last turn too)
+    const tags = index.turns.map((t) => t.userPreview.replace(/^.*?(C\d:)/, "$1").slice(0, 3));
+    assert.ok(["C1:,C2:,C3:", "C1:,C2:,C3:,C4:"].includes(tags.join(",")), `indexed turns: ${tags}`);
+    const finishedBefore = index.turns.filter((_, i) => tags[i] !== "C4:").map((t) => t.id);
     const caught = records(stateDir)
       .filter((r) => r.source === "transcript")
       .map((r) => r.turnId);
-    assert.deepEqual(caught.sort(), index.turns.map((t) => t.id).sort(), "every turn before the last one is recorded");
+    assert.deepEqual(caught.sort(), finishedBefore.sort(), "every turn before the last one is recorded");
     const lines = turns.map((t) => t.log.map((e) => e.message).filter((m) => /caught up \d+ turn\(s\) from the transcript/.test(m)));
     console.log(`catch-up lines per turn: ${JSON.stringify(lines)}`);
     assert.deepEqual(
