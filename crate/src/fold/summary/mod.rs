@@ -54,7 +54,7 @@ use stub::clean_id;
 /// The text a user typed, without what the host wraps around it (see
 /// [`crate::model::hostmeta`]).
 pub use crate::model::hostmeta::strip_host_metadata;
-pub use stub::stub;
+pub use stub::{stub, Recovery, RECOVERY_TOOL};
 
 /// Most entries any [`Facts`] list keeps (first seen wins).
 pub const LIST_CAP: usize = 12;

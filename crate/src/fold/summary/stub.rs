@@ -1,6 +1,6 @@
-//! The one-line stub that stands in for folded turns: its label, the ids it lists and the
-//! approximate size it names. It never decides which turns fold or what the label says; the
-//! planner hands those in.
+//! The one-line stub that stands in for folded turns: its label, the ids it lists, the
+//! approximate size it names and the route back it offers. It never decides which turns fold,
+//! what the label says or whether the recovery tool is offered; the planner hands those in.
 
 use super::cut_chars;
 use super::neutralise::clean_inline;
@@ -13,13 +13,47 @@ const ID_CHARS: usize = 64;
 /// Longest stub label, in estimated tokens.
 const LABEL_TOKENS: usize = 12;
 
+/// The agent tool that brings a folded turn back.
+pub const RECOVERY_TOOL: &str = "context_engine_recover";
+
+/// Whether the model of a request can call [`RECOVERY_TOOL`], which decides what a stub
+/// promises.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Recovery {
+    /// The tool is offered, or nothing says it is not (CLI, library): the stub names it.
+    #[default]
+    Tool,
+    /// The tool is not offered: the stub says the turn was left out and names no tool.
+    Unavailable,
+}
+
+impl Recovery {
+    /// From a request's `recoveryTool`: absent means offered.
+    pub fn offered(recovery_tool: Option<bool>) -> Recovery {
+        match recovery_tool {
+            Some(false) => Recovery::Unavailable,
+            _ => Recovery::Tool,
+        }
+    }
+
+    /// The end of a stub line.
+    fn route(self) -> String {
+        match self {
+            Recovery::Tool => format!("recover with {RECOVERY_TOOL}"),
+            Recovery::Unavailable => "left out of this request".to_string(),
+        }
+    }
+}
+
 /// The one-line stub for folded turns, e.g.
-/// `[folded: "ledger / cents" — turns t12, t13 (~840 tokens); recover with context_engine_recover]`.
+/// `[folded: "ledger / cents" — turns t12, t13 (~840 tokens); recover with context_engine_recover]`,
+/// or, when the request does not offer the tool,
+/// `[folded: "ledger / cents" — turns t12, t13 (~840 tokens); left out of this request]`.
 ///
 /// Up to three ids are listed; more are shown as `first..last (N turns, ~T tokens)`. The label
 /// is stripped of host metadata, neutralised and kept under ~12 tokens; ids are never shortened
 /// below 64 characters, so they stay usable for recovery.
-pub fn stub(label: &str, turn_ids: &[&str], tokens: usize) -> String {
+pub fn stub(label: &str, turn_ids: &[&str], tokens: usize, recovery: Recovery) -> String {
     let label = stub_label(label);
     let ids: Vec<String> = turn_ids.iter().map(|t| clean_id(t)).collect();
     let label = if label.is_empty() {
@@ -39,8 +73,9 @@ pub fn stub(label: &str, turn_ids: &[&str], tokens: usize) -> String {
         String::new()
     };
     format!(
-        "[folded{label}{turns} ({count}~{} tokens); recover with context_engine_recover]",
-        approx_count(tokens)
+        "[folded{label}{turns} ({count}~{} tokens); {}]",
+        approx_count(tokens),
+        recovery.route()
     )
 }
 
