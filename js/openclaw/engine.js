@@ -465,9 +465,7 @@ export function createEngine(deps) {
         let after = await s.assemble({ messages: msgs, budget, recoveryTool });
         // A summary that is not smaller than the turn is not used for it (the core sends the
         // turn cleaned or stubbed): a turn this compaction folded goes back to what it was.
-        const grew = after.turns
-          .filter((t) => summarized.includes(t.id) && !foldedBefore.has(t.id) && t.decision !== "summarized")
-          .map((t) => t.id);
+        const grew = after.turns.filter((t) => summarized.includes(t.id) && !foldedBefore.has(t.id) && t.decision !== "summarized").map((t) => t.id);
         if (grew.length > 0) {
           w.setFolded(w.folded().filter((id) => !grew.includes(id)));
           w.setCompacted(w.compacted().filter((id) => !grew.includes(id)));

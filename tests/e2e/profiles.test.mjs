@@ -8,7 +8,7 @@
 // turn whose model calls `context_engine_recover` on the first turn's id.
 //
 // Then, under `tools.profile` minimal (which the manifest does not give the recovery tool),
-// turns on another subject, so that the earlier turns fold to stubs.
+// turns on another subject, so that the earlier turns fold to stubs (`foldOtherTopics`).
 //
 // What it proves: under each profile the model reaches the recovery tool (offered directly or
 // through tool_search / tool_call) and gets the turn back, instead of "Unknown tool id"; the
@@ -73,7 +73,8 @@ describe("the recovery tool under the host's tool profiles", { skip: skipReason 
       pluginDir,
       pluginId: PLUGIN_ID,
       slot: PLUGIN_ID,
-      pluginConfig: { stateDir, autoSummarize: false, enableLlmConfirmation: false },
+      // turns of another topic than the upcoming prompt's fold to stubs (all but the last turn)
+      pluginConfig: { stateDir, autoSummarize: false, enableLlmConfirmation: false, foldOtherTopics: true, preserveRecentMessages: 1 },
     });
     gateway = await startGateway(host);
     await turn("P0: the harbour ferry timetable changes in winter; note it.");
@@ -126,7 +127,11 @@ describe("the recovery tool under the host's tool profiles", { skip: skipReason 
     for (const r of minimal) assert.ok(!offeredTools(r).includes("context_engine_recover"), offeredTools(r).join(", "));
     const stubs = minimal.flatMap(stubsOf);
     console.log(`minimal: ${stubs.length} stub(s), e.g. ${stubs[0]}`);
-    assert.ok(stubs.length > 0, "the earlier turns were folded to stubs in some request");
+    const last = minimal
+      .at(-1)
+      ?.body.messages.map((m) => `${m.role}: ${textOf(m).slice(0, 80)}`)
+      .join("\n");
+    assert.ok(stubs.length > 0, `the earlier turns were folded to stubs in some request; the last one:\n${last}`);
     for (const stub of stubs) {
       assert.doesNotMatch(stub, /context_engine_recover/, stub);
       assert.match(stub, /; left out of this request\]$/, stub);
