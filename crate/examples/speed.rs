@@ -61,6 +61,7 @@ fn main() {
         prompt: v["prompt"].as_str().map(String::from),
         budget,
         reuse: true,
+        recovery_tool: None,
     };
     std::hint::black_box(session.assemble_delta(first).expect("first request"));
     let mut kept = history.len();
@@ -76,6 +77,7 @@ fn main() {
             prompt: next["prompt"].as_str().map(String::from),
             budget,
             reuse: true,
+            recovery_tool: None,
         };
         kept += req.append.len();
         std::hint::black_box(session.assemble_delta(req).expect("turn request"));

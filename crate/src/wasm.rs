@@ -232,6 +232,22 @@ impl Session {
         to_json(&self.0.folded())
     }
 
+    /// Replaces the turns folded by a manual compaction (turn ids).
+    #[wasm_bindgen(js_name = setCompacted)]
+    pub fn set_compacted(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Json<string[]>")] ids: &str,
+    ) -> Result<(), JsError> {
+        self.0.set_compacted(read::<Vec<String>>("turn ids", ids)?);
+        Ok(())
+    }
+
+    /// The turns folded by a manual compaction (turn ids, sorted), to persist.
+    #[wasm_bindgen(js_name = compactedJson, unchecked_return_type = "Json<string[]>")]
+    pub fn compacted_json(&self) -> String {
+        to_json(&self.0.compacted())
+    }
+
     /// Deterministic sub-topic labels of every turn (`{turnId: "lex:<label>"}`).
     #[wasm_bindgen(js_name = heuristicSubtopics, unchecked_return_type = "Json<Record<string, string>>")]
     pub fn heuristic_subtopics(&mut self) -> String {

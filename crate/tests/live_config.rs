@@ -162,6 +162,7 @@ impl Caller {
                 prompt: Some(PROMPT.into()),
                 budget: None,
                 reuse: true,
+                recovery_tool: None,
             })
             .expect("a delta request");
         self.sent = self.history.len();
@@ -193,6 +194,7 @@ fn fresh(history: &[Value], entries: &[Entry], config: &Value) -> Value {
         summaries: Default::default(),
         folded: Vec::new(),
         pins: Default::default(),
+        recovery_tool: None,
     });
     serde_json::to_value(&r).expect("serializable")
 }

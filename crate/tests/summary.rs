@@ -4,7 +4,7 @@
 //! as another message, and the stub is one short line.
 
 mod summary {
-    use contextfold::fold::summary::{extractive, facts, strip_host_metadata, stub, SummaryInput};
+    use contextfold::fold::summary::{extractive, facts, strip_host_metadata, stub, Recovery, SummaryInput};
     use contextfold::model::tokens;
     use serde_json::{json, Value};
 
@@ -267,7 +267,7 @@ mod summary {
         }
         assert_eq!(summarize("t0", &[], 50), "[summary of turn t0]");
         let _ = facts(&garbage);
-        let _ = stub("", &[], 0);
+        let _ = stub("", &[], 0, Recovery::Tool);
         let _ = strip_host_metadata("");
     }
 
@@ -348,24 +348,29 @@ mod summary {
     #[test]
     fn stub_format() {
         assert_eq!(
-            stub("ledger / cents", &["t12", "t13"], 840),
+            stub("ledger / cents", &["t12", "t13"], 840, Recovery::Tool),
             "[folded: \"ledger / cents\" — turns t12, t13 (~840 tokens); recover with context_engine_recover]"
         );
         assert_eq!(
-            stub("weather", &["t1"], 120),
+            stub("weather", &["t1"], 120, Recovery::Tool),
             "[folded: \"weather\" — turn t1 (~120 tokens); recover with context_engine_recover]"
         );
         let ids: Vec<String> = (12..=40).map(|n| format!("t{n}")).collect();
         let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
         assert_eq!(
-            stub("dev / coding", &refs, 8_412),
+            stub("dev / coding", &refs, 8_412, Recovery::Tool),
             "[folded: \"dev / coding\" — turns t12..t40 (29 turns, ~8.4k tokens); recover with context_engine_recover]"
         );
         assert_eq!(
-            stub("", &["t1"], 5),
+            stub("", &["t1"], 5, Recovery::Tool),
             "[folded — turn t1 (~5 tokens); recover with context_engine_recover]"
         );
-        let one = stub(&"a very long label about many things ".repeat(10), &["t12"], 840);
+        let one = stub(
+            &"a very long label about many things ".repeat(10),
+            &["t12"],
+            840,
+            Recovery::Tool,
+        );
         assert!(tokens::text(&one) < 40, "{one}");
         assert!(!one.contains('\n'));
         // Host metadata, quotes and brackets in the label cannot break the line.
@@ -373,11 +378,27 @@ mod summary {
             "Conversation info (untrusted metadata):\n```json\n{}\n```\nSay \"hi\" ]",
             &["t2"],
             10,
+            Recovery::Tool,
         );
         assert_eq!(
             odd,
             "[folded: \"Say 'hi' )\" — turn t2 (~10 tokens); recover with context_engine_recover]"
         );
+    }
+
+    /// A request that does not offer the recovery tool gets stubs that promise no tool, with
+    /// the same label, ids and size.
+    #[test]
+    fn stub_without_the_recovery_tool_names_no_tool() {
+        let without = stub("ledger / cents", &["t12", "t13"], 840, Recovery::Unavailable);
+        assert_eq!(
+            without,
+            "[folded: \"ledger / cents\" — turns t12, t13 (~840 tokens); left out of this request]"
+        );
+        assert!(!without.contains("recover"), "{without}");
+        assert_eq!(Recovery::offered(None), Recovery::Tool);
+        assert_eq!(Recovery::offered(Some(true)), Recovery::Tool);
+        assert_eq!(Recovery::offered(Some(false)), Recovery::Unavailable);
     }
 
     #[test]
@@ -495,7 +516,7 @@ mod summary {
                     }
                 }
                 prop_assert!(!s1.contains("<|") && !s1.contains("[INST]"));
-                let _ = stub(&a, &[&id, &b], max);
+                let _ = stub(&a, &[&id, &b], max, Recovery::Tool);
                 let _ = strip_host_metadata(&a);
             }
         }

@@ -79,6 +79,7 @@ fuzz_target!(|data: &[u8]| {
         summaries: summaries.into_iter().collect(),
         folded,
         pins,
+        recovery_tool: None,
     };
     let first = assemble_once(shot(BTreeMap::new(), vec![], Pins::default()));
     let ids = turn_ids(&first);

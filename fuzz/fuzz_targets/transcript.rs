@@ -66,6 +66,7 @@ fuzz_target!(|data: &[u8]| {
         messages: messages.clone(),
         prompt,
         budget: Some(256 + split as usize * 64),
+        recovery_tool: None,
     });
     assert!(r.steps.iter().all(|st| st.source.is_none_or(|i| i < messages.len())));
 });

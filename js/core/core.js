@@ -111,7 +111,9 @@ export function wrapGlue(glue) {
       let transfer = { kept: 0, sent: 0, reused: 0, repeated: 0 };
       /**
        * Plans a request: the core gets only what differs from the last one.
-       * @param {{messages?: Message[], prompt?: string | null, budget?: number | null}} req
+       * @param {{messages?: Message[], prompt?: string | null, budget?: number | null, recoveryTool?: boolean | null}} req
+       *   `recoveryTool: false` when the model of this request is not offered the recovery tool
+       *   (stubs then name no tool); offered when missing.
        * @returns {AssembleResult}
        */
       const assemble = (req) => {
@@ -123,6 +125,7 @@ export function wrapGlue(glue) {
         let text = `{"keep":${keep},"reuse":true,"append":${JSON.stringify(append)}`;
         if (req.prompt != null) text += `,"prompt":${JSON.stringify(req.prompt)}`;
         if (req.budget != null) text += `,"budget":${JSON.stringify(req.budget)}`;
+        if (req.recoveryTool != null) text += `,"recoveryTool":${JSON.stringify(req.recoveryTool)}`;
         const kept = sent.slice(0, keep);
         // Until this request succeeds the core's history is unknown: the next one starts over
         // (keeps nothing), and with it the replacements and explanations kept here.
@@ -197,6 +200,10 @@ export function wrapGlue(glue) {
         setFolded: (ids) => call(() => s.setFolded(JSON.stringify(ids))),
         /** @returns {string[]} */
         folded: () => j(() => s.foldedJson()),
+        /** @param {string[]} ids turns folded by a manual compaction */
+        setCompacted: (ids) => call(() => s.setCompacted(JSON.stringify(ids))),
+        /** @returns {string[]} */
+        compacted: () => j(() => s.compactedJson()),
         /** @param {Pins} p */
         setPins: (p) => call(() => s.setPins(JSON.stringify(p))),
         /** @param {string[]} ids */

@@ -189,7 +189,7 @@ const HOST_COUNT_REPLANS = 2;
  * planned history over the budget, plans again with the budget scaled by the two counts'
  * ratio, so the model keeps its answer room.
  * @param {OpenSession} s
- * @param {{messages: Message[], prompt?: string, budget?: number}} req
+ * @param {{messages: Message[], prompt?: string, budget?: number, recoveryTool?: boolean}} req
  */
 async function planWithin(s, req) {
   let r = await s.assemble(req);
@@ -371,8 +371,9 @@ export function createEngine(deps) {
           );
           s.turnRoom = room.turn;
           const turnRecovery = inLoop ? s.lastAssemble?.recoveryTool : undefined;
-          const r = await planWithin(s, { messages: input, prompt: params.prompt, budget: room.budget });
-          if (s.lastAssemble) s.lastAssemble.recoveryTool = recoveryToolOffered(params.availableTools, turnRecovery);
+          // Stubs name the recovery tool only when this request offers it.
+          const recoveryTool = recoveryToolOffered(params.availableTools, turnRecovery);
+          const r = await planWithin(s, { messages: input, prompt: params.prompt, budget: room.budget, recoveryTool });
           return { s, r, input, inLoop };
         })();
         const { s, r, input, inLoop } = await Promise.race([work, guard]);
@@ -446,7 +447,9 @@ export function createEngine(deps) {
           ).budget;
         const w = await s.session();
         const foldedBefore = new Set(w.folded());
-        const before = await s.assemble({ messages: msgs, budget });
+        // Planned as the session's last request was offered the recovery tool (for the stubs).
+        const recoveryTool = s.lastAssemble?.recoveryTool;
+        const before = await s.assemble({ messages: msgs, budget, recoveryTool });
         const candidates = before.turns.filter((t) => !t.protected && t.decision !== "summarized").map((t) => t.id);
         const complete = js.autoSummarize ? pickComplete(params?.runtimeContext, api) : undefined;
         const made = await summarizeQueued(s, {
@@ -462,16 +465,16 @@ export function createEngine(deps) {
         });
         const summarized = candidates.filter((id) => s.summaries[id]);
         w.setFolded([...new Set([...w.folded(), ...summarized])]);
-        let after = await s.assemble({ messages: msgs, budget });
-        // A summary that costs more than the turn did is not used for it: a turn this
-        // compaction folded goes back to what it was when its summary made it larger.
-        const cost = new Map(before.turns.map((t) => [t.id, t.tokensAfter]));
-        const grew = after.turns
-          .filter((t) => summarized.includes(t.id) && !foldedBefore.has(t.id) && t.tokensAfter > (cost.get(t.id) ?? Infinity))
-          .map((t) => t.id);
+        // Their explanations say a manual compaction folded them (not the budget).
+        w.setCompacted([...new Set([...w.compacted(), ...summarized])]);
+        let after = await s.assemble({ messages: msgs, budget, recoveryTool });
+        // A summary that is not smaller than the turn is not used for it (the core sends the
+        // turn cleaned or stubbed): a turn this compaction folded goes back to what it was.
+        const grew = after.turns.filter((t) => summarized.includes(t.id) && !foldedBefore.has(t.id) && t.decision !== "summarized").map((t) => t.id);
         if (grew.length > 0) {
           w.setFolded(w.folded().filter((id) => !grew.includes(id)));
-          after = await s.assemble({ messages: msgs, budget });
+          w.setCompacted(w.compacted().filter((id) => !grew.includes(id)));
+          after = await s.assemble({ messages: msgs, budget, recoveryTool });
         }
         await s.saveState();
         // What the model gets, as the host's "Context" figure counts it: the history as

@@ -3,8 +3,10 @@
 // the transcript, and the on-disk side caches under <stateDir>/sessions/<key>/:
 //   index.json      {version, source, cursor, index}      rebuilt from the transcript if bad
 //   summaries/<turn>.json  {turnId, text, source, createdAt}  one write-once file per turn
-//   state.json      {folded, pins, subtopics, commands}    sticky decisions, pins, labels, the
-//                                                          texts of operator commands seen
+//   state.json      {folded, compacted, pins, subtopics, commands}  sticky decisions (those
+//                                                          of manual compactions apart), pins,
+//                                                          labels, the texts of operator
+//                                                          commands seen
 // Every write is atomic (temp file + fsync + rename, or hard link for write-once files), so a
 // crash leaves the old or the new file, and two gateways on one state dir never corrupt them.
 import { promises as fs } from "node:fs";
@@ -26,6 +28,7 @@ import { markCommandEntries, rememberTexts, withoutCommands } from "./operator.j
  * boundaries, and the agent's runtime settings (context_config, context_set_strategy).
  * @typedef {object} LiveState
  * @property {string[]} folded
+ * @property {string[]} [compacted]  the turns of `folded` a manual compaction folded
  * @property {Pins} pins
  * @property {Record<string, string>} subtopics  turn id → label
  * @property {Record<string, "same" | "new">} boundaries  opening turn id → judgement
@@ -81,7 +84,7 @@ export class LiveSession {
     /** @type {Record<string, SummaryRecord>} */
     this.summaries = {};
     /** @type {LiveState} */
-    this.state = { folded: [], pins: { turnIds: [], tools: [], patterns: [] }, subtopics: {}, boundaries: {} };
+    this.state = { folded: [], compacted: [], pins: { turnIds: [], tools: [], patterns: [] }, subtopics: {}, boundaries: {} };
     /** @type {LiveCore | undefined} */
     this.wasm = undefined;
     this.loaded = false;
@@ -164,6 +167,7 @@ export class LiveSession {
     if (st?.corrupt) this.warn(`state unreadable, starting fresh (${st.corrupt})`);
     if (st?.value && typeof st.value === "object") this.state = { ...this.state, ...st.value };
     wasm.setFolded(this.state.folded ?? []);
+    wasm.setCompacted(this.state.compacted ?? []);
     wasm.setPins(this.state.pins);
     wasm.setSubtopics(this.state.subtopics ?? {});
     wasm.setMerged(this.mergedBoundaries());
@@ -265,17 +269,20 @@ export class LiveSession {
   /** Writes state.json (with the wasm session's current fold decisions). */
   async saveState() {
     this.state.folded = this.wasm ? this.wasm.folded() : this.state.folded;
+    this.state.compacted = this.wasm ? this.wasm.compacted() : this.state.compacted;
     await this.persist("state.json", () => JSON.stringify(this.state));
   }
 
   /**
    * Plans a request; remembers what it decided for status, explain and background work.
-   * @param {{messages: Message[], prompt?: string | null, budget?: number | null}} request
+   * `recoveryTool`: whether the model of this request is offered the recovery tool (stubs
+   * name it unless this is `false`); remembered with the plan.
+   * @param {{messages: Message[], prompt?: string | null, budget?: number | null, recoveryTool?: boolean}} request
    * @returns {Promise<AssembleResult>}
    */
-  async assemble({ messages, prompt, budget }) {
+  async assemble({ messages, prompt, budget, recoveryTool }) {
     const s = await this.session();
-    const r = s.assemble({ messages, prompt: prompt ?? null, budget: budget ?? null });
+    const r = s.assemble({ messages, prompt: prompt ?? null, budget: budget ?? null, recoveryTool: recoveryTool ?? null });
     // How much of the previous request's plan this one repeats from its start (the part a
     // provider's prompt cache can reuse).
     const prev = this.lastAssemble?.result?.steps;
@@ -284,7 +291,7 @@ export class LiveSession {
       while (k < prev.length && k < r.steps.length && sameJson(prev[k], r.steps[k])) k++;
       this.prefixStability = { stableMessages: k, previousMessages: prev.length };
     }
-    this.lastAssemble = { at: new Date().toISOString(), result: r, budget };
+    this.lastAssemble = { at: new Date().toISOString(), result: r, budget, recoveryTool };
     this.lastMessages = messages;
     // The caller records the output of this plan; until then no output is ours.
     this.lastOutput = null;

@@ -7,9 +7,14 @@
 // messaging and full (changed in openclaw.json, which the gateway applies without a restart) a
 // turn whose model calls `context_engine_recover` on the first turn's id.
 //
+// Then, under `tools.profile` minimal (which the manifest does not give the recovery tool),
+// turns on another subject, so that the earlier turns fold to stubs (`foldOtherTopics`).
+//
 // What it proves: under each profile the model reaches the recovery tool (offered directly or
 // through tool_search / tool_call) and gets the turn back, instead of "Unknown tool id"; the
-// profiles really differ (the messaging profile offers no `read`).
+// profiles really differ (the messaging profile offers no `read`); under the minimal profile
+// the model is not offered the tool and no stub it sees promises it: the stubs say the turns
+// were left out of the request.
 //
 // Run: node --test tests/e2e/profiles.test.mjs   (about 3 minutes on 2 busy cores).
 import { describe, test, before, after } from "node:test";
@@ -24,6 +29,16 @@ const PLUGIN_ID = "contextfold";
 const SESSION_KEY = "agent:main:main";
 const KEEP = process.env.CONTEXTFOLD_E2E_KEEP === "1";
 const PROFILES = ["coding", "messaging", "full"];
+/** Turns on another subject than the first ones, long enough that a stub is smaller. */
+const BAKING = [1, 2, 3, 4].map(
+  (i) =>
+    `P-minimal-${i}: sourdough starter question ${i}. ` +
+    "My sourdough starter rises slowly in a cold kitchen; the levain needs flour, water, warmth and time before the dough proofs in the oven basket. ".repeat(
+      4,
+    ),
+);
+const offeredTools = (r) => r.body.tools.map((t) => t.function?.name);
+const stubsOf = (r) => r.body.messages.flatMap((m) => textOf(m).match(/\[folded[^\]]*\]/g) ?? []);
 const skipReason = hostUnavailableReason();
 
 const isAgentRequest = (r) => Array.isArray(r.body?.tools) && r.body.tools.length > 0;
@@ -35,6 +50,8 @@ describe("the recovery tool under the host's tool profiles", { skip: skipReason 
   let gateway;
   let firstTurnId;
   const runs = {};
+  /** The agent requests of the turns under the minimal profile. */
+  const minimal = [];
 
   async function turn(text) {
     const before = model.requests().length;
@@ -56,7 +73,8 @@ describe("the recovery tool under the host's tool profiles", { skip: skipReason 
       pluginDir,
       pluginId: PLUGIN_ID,
       slot: PLUGIN_ID,
-      pluginConfig: { stateDir, autoSummarize: false, enableLlmConfirmation: false },
+      // turns of another topic than the upcoming prompt's fold to stubs (all but the last turn)
+      pluginConfig: { stateDir, autoSummarize: false, enableLlmConfirmation: false, foldOtherTopics: true, preserveRecentMessages: 1 },
     });
     gateway = await startGateway(host);
     await turn("P0: the harbour ferry timetable changes in winter; note it.");
@@ -71,6 +89,10 @@ describe("the recovery tool under the host's tool profiles", { skip: skipReason 
       await new Promise((r) => setTimeout(r, 5000)); // the gateway applies the change
       runs[profile] = await turn(`P-${profile}: what did I note first?\nCALL context_engine_recover {"turnId":"${firstTurnId}"}`);
     }
+    host.config.tools = { ...(host.config.tools ?? {}), profile: "minimal" };
+    fs.writeFileSync(host.configPath, JSON.stringify(host.config, null, 2));
+    await new Promise((r) => setTimeout(r, 5000));
+    for (const text of BAKING) minimal.push(...(await turn(text)).requests);
     await gateway.stop();
   });
 
@@ -99,6 +121,25 @@ describe("the recovery tool under the host's tool profiles", { skip: skipReason 
       );
     });
   }
+
+  test("tools.profile minimal: the tool is not offered and no stub the model sees promises it", () => {
+    assert.ok(minimal.length >= BAKING.length, `${minimal.length} agent request(s)`);
+    for (const r of minimal) assert.ok(!offeredTools(r).includes("context_engine_recover"), offeredTools(r).join(", "));
+    const stubs = minimal.flatMap(stubsOf);
+    console.log(`minimal: ${stubs.length} stub(s), e.g. ${stubs[0]}`);
+    const last = minimal
+      .at(-1)
+      ?.body.messages.map((m) => `${m.role}: ${textOf(m).slice(0, 80)}`)
+      .join("\n");
+    assert.ok(stubs.length > 0, `the earlier turns were folded to stubs in some request; the last one:\n${last}`);
+    for (const stub of stubs) {
+      assert.doesNotMatch(stub, /context_engine_recover/, stub);
+      assert.match(stub, /; left out of this request\]$/, stub);
+    }
+    // under the profiles that offer it, stubs (if any) name the tool
+    for (const p of PROFILES)
+      for (const stub of runs[p].requests.flatMap(stubsOf)) assert.match(stub, /recover with context_engine_recover\]$/, `${p}: ${stub}`);
+  });
 
   test("the profiles really differ in what they offer", () => {
     const offered = (p) => runs[p].requests[0].body.tools.map((t) => t.function?.name);

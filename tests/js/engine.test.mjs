@@ -449,6 +449,73 @@ test("compaction reports what the model gets (the planned history and the host's
   assert.equal(c2.compacted, c2.result.details.historyAfter < c2.result.details.historyBefore);
 });
 
+/** The text the model is sent. */
+const sentText = (messages) => messages.map((m) => JSON.stringify(m.content)).join("\n");
+
+test("stubs name the recovery tool only when the request offers it (availableTools)", async () => {
+  const history = toolTurns(6, "x ".repeat(3000));
+  const plan = async (availableTools) => {
+    const t = await engineWithTranscript({ config: { dropToolResults: false, preserveRecentMessages: 1, autoSummarize: false } });
+    t.write(history);
+    await t.engine.bootstrap(t.params);
+    const r = await t.engine.assemble({
+      ...t.params,
+      messages: history,
+      prompt: "next",
+      tokenBudget: 4000,
+      runtimeSettings: { limits: { promptTokenBudget: 4000, maxOutputTokens: 500 } },
+      ...(availableTools ? { availableTools } : {}),
+    });
+    return sentText(r.messages);
+  };
+  for (const [tools, offered] of [
+    [["read", "context_engine_recover"], true],
+    [undefined, true],
+    [["read", "exec"], false],
+  ]) {
+    const text = await plan(tools);
+    assert.match(text, /\[folded/, `${tools}: something is folded`);
+    assert.equal(text.includes("recover with context_engine_recover"), offered, `${tools}: ${text.slice(0, 400)}`);
+    assert.equal(text.includes("context_engine_recover"), offered, `${tools}: no other mention of the tool`);
+    assert.equal(text.includes("left out of this request"), !offered, `${tools}`);
+  }
+});
+
+test("turns folded by a manual compaction say so in the plan that follows, and stay folded after a restart", async () => {
+  const t = await engineWithTranscript({ config: { dropToolResults: false, preserveRecentMessages: 1, autoSummarize: false } });
+  const history = toolTurns(4, "x ".repeat(3000));
+  t.write(history);
+  await t.engine.bootstrap(t.params);
+  const request = {
+    ...t.params,
+    messages: history,
+    prompt: "next",
+    tokenBudget: 40000,
+    runtimeSettings: { limits: { promptTokenBudget: 40000, maxOutputTokens: 16000 } },
+  };
+  await t.engine.assemble(request);
+  const live = () => globalThis[Symbol.for("contextfold.liveSessions")].map.get(t.key);
+  assert.ok(
+    live().lastAssemble.result.turns.every((x) => !/compaction|sticky/.test(x.reason)),
+    "nothing folded before",
+  );
+  const c = await t.engine.compact({ ...t.params, tokenBudget: 64000, force: true });
+  assert.equal(c.ok, true, JSON.stringify(c));
+  await t.engine.assemble(request);
+  const reasons = (r) => r.turns.filter((x) => x.decision === "summarized").map((x) => x.reason);
+  const after = reasons(live().lastAssemble.result);
+  assert.ok(after.length > 0, JSON.stringify(live().lastAssemble.result.turns));
+  assert.deepEqual(
+    after,
+    after.map(() => "folded by a manual compaction"),
+  );
+  // the reason survives a restart (state.json)
+  globalThis[Symbol.for("contextfold.liveSessions")].map.clear();
+  await t.engine.bootstrap(t.params);
+  await t.engine.assemble(request);
+  assert.deepEqual(reasons(live().lastAssemble.result), after);
+});
+
 test("turns the host advanced without committing them are caught up from the transcript; committed turns are not", async () => {
   const t = await engineWithTranscript();
   const chat = [];

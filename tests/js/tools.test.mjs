@@ -484,6 +484,7 @@ test("context_set_strategy is persisted and used by context_prune", { skip }, as
 });
 
 test("context_summarize: summaries now (heuristic without an LLM), stored, and the turns fold to them", { skip }, async () => {
+  // turns that keep their tool output: their summaries are smaller than they are
   const t = await setup({
     spec: [
       ["C1", CODE],
@@ -491,6 +492,7 @@ test("context_summarize: summaries now (heuristic without an LLM), stored, and t
       ["C3", CODE],
       ["C4", CODE],
     ],
+    pluginConfig: { dropToolResults: false },
   });
   await t.assemble();
   const ids = (await t.run("session_index_query", { query: "turns" })).details.turns.map((x) => x.id);

@@ -19,6 +19,7 @@ use crate::config::{Config, Mode};
 use crate::error::DeltaError;
 use crate::fold::pins::{self, Pins};
 use crate::fold::planner::{self, Assembled, Context};
+use crate::fold::summary::Recovery;
 use crate::fold::topics::{Segmenter, Topic, TopicConfig, TurnText};
 use crate::hash::{HashMap, HashSet};
 use crate::model::steps::Step;
@@ -48,6 +49,8 @@ pub struct Session {
     summaries: Rc<HashMap<String, String>>,
     subtopics: HashMap<String, String>,
     folded: Rc<HashSet<String>>,
+    /// Turns folded by a manual compaction (see [`Session::set_compacted`]).
+    compacted: Rc<HashSet<String>>,
     /// Turn ids where a lexical topic boundary was judged "same topic" (LLM confirmation).
     merged: HashSet<String>,
     pins: Pins,
@@ -74,6 +77,7 @@ impl Session {
             summaries: Rc::default(),
             subtopics: HashMap::default(),
             folded: Rc::default(),
+            compacted: Rc::default(),
             merged: HashSet::default(),
             pins: Pins::default(),
             history: Vec::new(),
@@ -233,6 +237,19 @@ impl Session {
         v
     }
 
+    /// Replaces the turns folded by a manual compaction (turn ids): they stay folded like the
+    /// sticky ones, and their explanation says a compaction folded them.
+    pub fn set_compacted(&mut self, ids: impl IntoIterator<Item = String>) {
+        self.compacted = Rc::new(ids.into_iter().collect());
+    }
+
+    /// The turns folded by a manual compaction (sorted), to persist.
+    pub fn compacted(&self) -> Vec<String> {
+        let mut v: Vec<String> = self.compacted.iter().cloned().collect();
+        v.sort_unstable();
+        v
+    }
+
     pub fn set_pins(&mut self, pins: Pins) {
         self.pins = pins;
     }
@@ -240,7 +257,8 @@ impl Session {
     /// Plans the request. Fold decisions made for the budget are remembered (sticky).
     pub fn assemble(&mut self, req: &AssembleRequest) -> AssembleResult {
         let cache = HistoryCache::of(&req.messages);
-        self.plan(&cache.view(&req.messages), req.prompt.as_deref(), req.budget)
+        let recovery = Recovery::offered(req.recovery_tool);
+        self.plan(&cache.view(&req.messages), req.prompt.as_deref(), req.budget, recovery)
     }
 
     /// Plans a request whose history starts with the first `keep` messages of the previous
@@ -264,7 +282,8 @@ impl Session {
         cache.extend(&history);
         self.held.resize(history.len(), None);
         let h = cache.view(&history);
-        let mut r = self.plan(&h, req.prompt.as_deref(), req.budget);
+        let recovery = Recovery::offered(req.recovery_tool);
+        let mut r = self.plan(&h, req.prompt.as_deref(), req.budget, recovery);
         if req.reuse {
             mark_reuse(&mut r.steps, &h, &mut self.held);
             r.compact = true;
@@ -291,13 +310,14 @@ impl Session {
         self.history.len()
     }
 
-    fn plan(&mut self, h: &History, prompt: Option<&str>, budget: Option<usize>) -> AssembleResult {
+    fn plan(&mut self, h: &History, prompt: Option<&str>, budget: Option<usize>, recovery: Recovery) -> AssembleResult {
         let budget = budget.filter(|b| *b > 0).unwrap_or(self.config.max_tokens);
         let complete = prompt.is_some();
         if self.config.mode == Mode::Clean {
             return clean_only(h, &self.config, budget, complete);
         }
-        let ctx = self.context(h, prompt);
+        let mut ctx = self.context(h, prompt);
+        ctx.recovery = recovery;
         let relevance = || self.relevance(&ctx, prompt);
         let a: Assembled = planner::assemble(h, budget, &self.config, &ctx, &relevance);
         // The context shares the set: let go of it first, so that it is not copied.
@@ -366,6 +386,7 @@ impl Session {
         ctx.history_complete = prompt.is_some();
         ctx.summaries = Rc::clone(&self.summaries);
         ctx.folded = Rc::clone(&self.folded);
+        ctx.compacted = Rc::clone(&self.compacted);
         ctx
     }
 

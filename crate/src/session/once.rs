@@ -25,6 +25,7 @@ pub fn assemble_once(req: AssembleOnceRequest) -> AssembleResult {
         messages: req.messages,
         prompt: req.prompt,
         budget: req.budget,
+        recovery_tool: req.recovery_tool,
     })
 }
 

@@ -4,6 +4,7 @@ use super::*;
 use crate::model::steps::Step;
 use serde_json::json;
 
+/// Turns large enough that a stub is smaller than each of them.
 fn history(turns: usize) -> Vec<Value> {
     (0..turns)
         .flat_map(|t| {
@@ -11,7 +12,7 @@ fn history(turns: usize) -> Vec<Value> {
                 json!({"role": "user", "content": format!("question {t} about parsers")}),
                 json!({"role": "assistant", "content": [
                     {"type": "thinking", "thinking": "let me think"},
-                    {"type": "text", "text": format!("answer {t}")}
+                    {"type": "text", "text": format!("answer {t}: {}", "the parser reads the tokens one by one. ".repeat(6))}
                 ]}),
             ]
         })
@@ -27,6 +28,7 @@ fn delta_requests_plan_what_a_full_request_plans() {
             messages: msgs.to_vec(),
             prompt: Some("next".into()),
             budget: Some(50_000),
+            recovery_tool: None,
         });
         serde_json::to_value(&r.steps).unwrap()
     };
@@ -38,6 +40,7 @@ fn delta_requests_plan_what_a_full_request_plans() {
                 prompt: Some("next".into()),
                 budget: Some(50_000),
                 reuse: false,
+                recovery_tool: None,
             })
             .unwrap();
         serde_json::to_value(&r.steps).unwrap()
@@ -55,6 +58,7 @@ fn delta_requests_plan_what_a_full_request_plans() {
             prompt: None,
             budget: None,
             reuse: false,
+            recovery_tool: None,
         })
         .unwrap_err();
     assert_eq!(
@@ -76,6 +80,7 @@ fn replacements_are_sent_once_to_a_caller_that_keeps_them() {
             prompt: Some("next".into()),
             budget: Some(50_000),
             reuse: true,
+            recovery_tool: None,
         })
         .unwrap()
         .steps
@@ -117,6 +122,7 @@ fn turn_explanations_are_sent_once_to_a_caller_that_keeps_them() {
                 prompt: Some("next".into()),
                 budget: Some(budget),
                 reuse: true,
+                recovery_tool: None,
             })
             .unwrap();
         let v: Value = serde_json::from_str(&r.to_json()).unwrap();

@@ -32,6 +32,10 @@ pub struct AssembleOnceRequest {
     pub folded: Vec<String>,
     #[serde(default)]
     pub pins: Pins,
+    /// Whether this request offers the model the recovery tool (stubs name it only then);
+    /// offered when absent.
+    #[serde(default)]
+    pub recovery_tool: Option<bool>,
 }
 
 /// An assemble request to a live session, with the whole history (Rust callers).
@@ -44,6 +48,10 @@ pub struct AssembleRequest {
     /// The host's token budget; `maxTokens` when absent.
     #[serde(default)]
     pub budget: Option<usize>,
+    /// Whether this request offers the model the recovery tool (stubs name it only then);
+    /// offered when absent.
+    #[serde(default)]
+    pub recovery_tool: Option<bool>,
 }
 
 /// An assemble request to a live session that reuses the previous request's messages
@@ -69,6 +77,10 @@ pub struct DeltaRequest {
     /// ([`CompactResult`]).
     #[serde(default)]
     pub reuse: bool,
+    /// Whether this request offers the model the recovery tool (stubs name it only then);
+    /// offered when absent.
+    #[serde(default)]
+    pub recovery_tool: Option<bool>,
 }
 
 /// An assemble result.
@@ -193,6 +205,9 @@ export interface AssembleOnceRequest {
   summaries?: Record<string, string>;
   folded?: string[];
   pins?: Pins;
+  /** Whether the model of this request is offered `context_engine_recover`: stubs name the
+   * tool unless this is `false`. */
+  recoveryTool?: boolean | null;
 }
 
 /** `Session.assembleDelta`: the history is the first `keep` messages of the previous request's
@@ -203,6 +218,8 @@ export interface DeltaRequest {
   prompt?: string | null;
   budget?: number | null;
   reuse?: boolean;
+  /** As in `AssembleOnceRequest`. */
+  recoveryTool?: boolean | null;
 }
 
 export type Decision = "kept" | "cleaned" | "truncated" | "summarized" | "stubbed";
@@ -295,6 +312,7 @@ mod tests {
             prompt: Some("next".into()),
             budget: Some(budget),
             reuse: true,
+            recovery_tool: None,
         }
     }
 
@@ -369,6 +387,7 @@ mod tests {
                 messages: history.to_vec(),
                 prompt: Some("next".into()),
                 budget: Some(budget),
+                recovery_tool: None,
             });
             assert!(!plain.compact);
             assert_eq!(

@@ -46,9 +46,13 @@ export function inspectTools() {
         if (p.unfold) {
           const w = await s.session();
           const before = w.folded();
-          const next = before.filter((id) => id !== t.id && id !== hashId(t));
-          unfolded = next.length !== before.length;
+          /** @param {string} id */
+          const other = (id) => id !== t.id && id !== hashId(t);
+          const next = before.filter(other);
+          const compacted = w.compacted();
+          unfolded = next.length !== before.length || !compacted.every(other);
           w.setFolded(next);
+          w.setCompacted(compacted.filter(other));
           await s.saveState();
         }
         const head = `turn ${t.id}: ${msgs.length} message(s), ~${fmt(t.tokens.total)} tokens, source ${s.transcript?.kind ?? "last request"}; ${pageLine(pg, "messages")}${p.unfold ? (unfolded ? "; unfolded for later requests" : "; it was not folded") : ""}`;

@@ -2,7 +2,7 @@
 //! decides what a turn becomes.
 
 use super::stubs::{stub_run, summary_steps};
-use super::{Render, TurnPlan};
+use super::{Context, Render, TurnPlan};
 use crate::model::steps::Step;
 use crate::transcript::history::History;
 
@@ -21,21 +21,29 @@ pub(super) fn cost<'a>(
     h: &History,
     plans: &[TurnPlan],
     t: usize,
-    summary: Option<&String>,
+    ctx: &Context,
     label: &dyn Fn(usize) -> &'a str,
     id: &str,
 ) -> usize {
     let p = &plans[t];
     let steps = match p.render {
         Render::Cleaned => return steps_tokens(h, &p.steps),
-        Render::Summary => summary_steps(h, p, summary.map(String::as_str).unwrap_or("")),
+        Render::Summary => summary_steps(h, p, ctx.summaries.get(id).map_or("", String::as_str)),
         Render::Stub => {
             // Costed as the continuation of any stub before it: one stub per topic when that
             // fits, else adjacent stubs share one (see the fold loop), so this holds.
             if t > 0 && plans[t - 1].render == Render::Stub {
                 return STUB_CONTINUATION_TOKENS;
             }
-            stub_run(h, std::slice::from_ref(p), label(t), &[id.to_string()], p.tokens_before).0
+            stub_run(
+                h,
+                std::slice::from_ref(p),
+                label(t),
+                &[id.to_string()],
+                p.tokens_before,
+                ctx.recovery,
+            )
+            .0
         }
     };
     steps_tokens(h, &steps)

@@ -13,6 +13,10 @@
 //!   then the result says so.
 //! * Phase 4: content is normalized to arrays of parts.
 //!
+//! A stub or summary is used only when its estimate is below what the turn costs cleaned (a
+//! summary may give way to a smaller stub); otherwise the turn is sent cleaned. Its reason
+//! then says so.
+//!
 //! Stubs and summaries live *inside* the turn they replace (the user message keeps a short
 //! form of the ask, the turn's last assistant message carries the stub or summary text), so
 //! roles still alternate and no tool call or result is orphaned. Folding a turn for the budget
@@ -21,14 +25,17 @@
 
 mod cost;
 mod render;
+mod smaller;
 mod stubs;
 
 use cost::{cost, steps_tokens};
 use render::{render, Rendered};
+use smaller::unfold_larger;
 use stubs::summary_steps;
 
 use crate::clean::cleaner;
 use crate::config::Config;
+use crate::fold::summary::Recovery;
 use crate::fold::truncate;
 use crate::hash::{HashMap, HashSet};
 use crate::model::message::{self, Kind};
@@ -102,6 +109,10 @@ pub struct Context {
     pub summaries: Rc<HashMap<String, String>>,
     /// Turns folded for the budget by earlier requests (sticky).
     pub folded: Rc<HashSet<String>>,
+    /// Turns folded by a manual compaction (sticky like `folded`, with their own reason).
+    pub compacted: Rc<HashSet<String>>,
+    /// Whether stubs may name the recovery tool (the request offers it).
+    pub recovery: Recovery,
     /// Turns that must never be folded.
     pub pinned: HashSet<String>,
     /// The upcoming prompt is passed separately: every message is part of a finished turn.
@@ -144,6 +155,10 @@ struct TurnPlan {
     tokens: usize,
 }
 
+/// The reason of a turn folded by an earlier request for the budget.
+const STICKY_REASON: &str = "folded for the budget earlier (sticky)";
+/// The reason of a turn folded by a manual compaction.
+const COMPACTED_REASON: &str = "folded by a manual compaction";
 pub(super) const SHORT_ASK_CHARS: usize = 100;
 pub(super) const SUMMARY_ASK_TOKENS: usize = 200;
 
@@ -171,6 +186,11 @@ pub fn assemble(
     // Labels and ids are borrowed from the context: they are asked for many times per turn.
     let label = |t: usize| topic_label(ctx, t);
     let id = |t: usize| turn_id(ctx, spans, t);
+    // Folded by an earlier request or by a manual compaction: it stays folded.
+    let sticky = |t: usize| {
+        let id = id(t);
+        ctx.folded.contains(&*id) || ctx.compacted.contains(&*id)
+    };
 
     // Distribute the cleaner's steps over the preamble and the turns.
     let mut pre_steps = Vec::new();
@@ -232,16 +252,19 @@ pub fn assemble(
                 plan.other_topic = true;
                 plan.reason = format!("other sub-topic: {}", sub.unwrap_or(""));
             }
-            if ctx.folded.contains(&*id(t)) {
-                // Folded for the budget by an earlier request: it stays folded, so the prompt
-                // prefix does not change back and forth (a summary replaces its stub once one
-                // exists).
+            if sticky(t) {
+                // Folded for the budget by an earlier request, or by a manual compaction: it
+                // stays folded, so the prompt prefix does not change back and forth (a summary
+                // replaces its stub once one exists).
                 plan.render = if ctx.summaries.contains_key(&*id(t)) {
                     Render::Summary
                 } else {
                     Render::Stub
                 };
-                plan.reason = "folded for the budget earlier (sticky)".into();
+                plan.reason = match ctx.compacted.contains(&*id(t)) {
+                    true => COMPACTED_REASON.into(),
+                    false => STICKY_REASON.into(),
+                };
             } else if plan.other_topic {
                 if cfg.fold_other_topics {
                     plan.render = Render::Stub;
@@ -262,9 +285,22 @@ pub fn assemble(
     // Phase 3: fit the budget.
     let pre_tokens = steps_tokens(h, &pre_steps);
     let mut summarize = Vec::new();
-    let mut folded: Vec<String> = Vec::new();
+    // In turn order: a stub's cost depends on whether the turn before it is a stub too.
     for t in 0..n {
-        plans[t].tokens = cost(h, &plans, t, ctx.summaries.get(&*id(t)), &label, &id(t));
+        plans[t].tokens = cost(h, &plans, t, ctx, &label, &id(t));
+        if plans[t].render == Render::Summary && plans[t].tokens >= steps_tokens(h, &plans[t].steps) {
+            plans[t].render = Render::Stub;
+            plans[t].tokens = cost(h, &plans, t, ctx, &label, &id(t));
+        }
+    }
+    // The reasons a turn has when it is not folded for the budget.
+    let reasons: Vec<String> = plans.iter().map(|p| p.reason.clone()).collect();
+    // Turns that are not folded in this request: their folded form is not smaller.
+    let mut keep_whole = vec![false; n];
+    // Folded for the budget by this request.
+    let mut folded_now = vec![false; n];
+    for t in unfold_larger(h, &mut plans, &reasons, ctx, &label, &id) {
+        keep_whole[t] = true;
     }
     let total = |plans: &[TurnPlan]| pre_tokens + plans.iter().map(|p| p.tokens).sum::<usize>();
     let threshold = (budget as f64 * cfg.summarize_threshold) as usize;
@@ -272,7 +308,7 @@ pub fn assemble(
     // about truncation before it folded them, and this one decides the same way (sticky).
     let mut unfolded = pre_tokens;
     for (t, p) in plans.iter().enumerate() {
-        unfolded += match ctx.folded.contains(&*id(t)) && !p.protected {
+        unfolded += match sticky(t) && !p.protected {
             true => steps_tokens(h, &p.steps),
             false => p.tokens,
         };
@@ -348,17 +384,18 @@ pub fn assemble(
                 if sum <= target {
                     break;
                 }
-                let can = match pass {
-                    // A summary only when it is smaller than what the turn costs now.
-                    Render::Summary => {
-                        plans[t].render == Render::Cleaned
-                            && ctx.summaries.get(&*id(t)).is_some_and(|sum| {
-                                let steps = summary_steps(h, &plans[t], sum);
-                                steps_tokens(h, &steps) < plans[t].tokens
-                            })
-                    }
-                    _ => plans[t].render != Render::Stub,
-                };
+                let can = !keep_whole[t]
+                    && match pass {
+                        // A summary only when it is smaller than what the turn costs now.
+                        Render::Summary => {
+                            plans[t].render == Render::Cleaned
+                                && ctx.summaries.get(&*id(t)).is_some_and(|sum| {
+                                    let steps = summary_steps(h, &plans[t], sum);
+                                    steps_tokens(h, &steps) < plans[t].tokens
+                                })
+                        }
+                        _ => plans[t].render != Render::Stub,
+                    };
                 if !can {
                     continue;
                 }
@@ -370,13 +407,22 @@ pub fn assemble(
                 };
                 let next_stub = t + 1 < n && plans[t + 1].render == Render::Stub;
                 let before = plans[t].tokens + if next_stub { plans[t + 1].tokens } else { 0 };
-                plans[t].tokens = cost(h, &plans, t, ctx.summaries.get(&*id(t)), &label, &id(t));
+                plans[t].tokens = cost(h, &plans, t, ctx, &label, &id(t));
                 if next_stub {
-                    plans[t + 1].tokens = cost(h, &plans, t + 1, ctx.summaries.get(&*id(t + 1)), &label, &id(t + 1));
+                    plans[t + 1].tokens = cost(h, &plans, t + 1, ctx, &label, &id(t + 1));
                 }
                 sum = sum - before + plans[t].tokens + if next_stub { plans[t + 1].tokens } else { 0 };
-                folded.push(id(t).into_owned());
+                folded_now[t] = true;
             }
+        }
+        // A run of stubs (or a summary) that is not smaller than its turns is not sent.
+        let unfolded = unfold_larger(h, &mut plans, &reasons, ctx, &label, &id);
+        if !unfolded.is_empty() {
+            for t in unfolded {
+                keep_whole[t] = true;
+                folded_now[t] = false;
+            }
+            sum = total(&plans);
         }
         debug_assert_eq!(sum, total(&plans));
         let collapse = sum > target;
@@ -392,17 +438,24 @@ pub fn assemble(
         if rendered.estimated <= budget || target == 0 {
             break;
         }
+        // Everything that could fold has folded: a tighter target changes nothing.
         let order = order.get_or_insert_with(|| order_of(&plans));
-        if order.iter().all(|&t| plans[t].render == Render::Stub) {
+        if collapse || order.iter().all(|&t| plans[t].render == Render::Stub) {
             break;
         }
         target = target.saturating_sub(rendered.estimated - budget + 16);
     }
-    for (t, p) in plans.iter().enumerate() {
-        if !p.protected && matches!(p.render, Render::Summary | Render::Stub) && ctx.folded.contains(&*id(t)) {
-            folded.push(id(t).into_owned());
-        }
-    }
+    // Folded for the budget: by this request or an earlier one (sticky).
+    let mut folded: Vec<String> = plans
+        .iter()
+        .enumerate()
+        .filter(|(t, p)| {
+            !p.protected
+                && matches!(p.render, Render::Summary | Render::Stub)
+                && (folded_now[*t] || ctx.folded.contains(&*id(*t)))
+        })
+        .map(|(t, _)| id(t).into_owned())
+        .collect();
     folded.sort_unstable();
     folded.dedup();
     let Rendered {

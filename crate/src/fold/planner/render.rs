@@ -69,7 +69,7 @@ pub(super) fn render<'a>(
             for p in &plans[t..end] {
                 run_tokens += p.tokens_before;
             }
-            let (run_steps, after) = stub_run(h, &plans[t..end], &run_label, &ids, run_tokens);
+            let (run_steps, after) = stub_run(h, &plans[t..end], &run_label, &ids, run_tokens, ctx.recovery);
             let per = after.div_ceil(end - t);
             for (k, p) in plans[t..end].iter().enumerate() {
                 explains.push(explain(&ids[k], label(t + k), Decision::Stubbed, p, per));

@@ -3,7 +3,7 @@
 
 use super::cost::steps_tokens;
 use super::{TurnPlan, SHORT_ASK_CHARS, SUMMARY_ASK_TOKENS};
-use crate::fold::summary;
+use crate::fold::summary::{self, Recovery};
 use crate::model::message::{self, Kind};
 use crate::model::steps::Step;
 use crate::transcript::history::History;
@@ -45,9 +45,10 @@ pub(super) fn stub_run(
     label: &str,
     ids: &[String],
     tokens: usize,
+    recovery: Recovery,
 ) -> (Vec<Step>, usize) {
     let id_refs: Vec<&str> = ids.iter().map(String::as_str).collect();
-    let line = summary::stub(label, &id_refs, tokens);
+    let line = summary::stub(label, &id_refs, tokens, recovery);
     let steps = folded_steps(h, &run[0].span, &run[run.len() - 1].span, false, &line, " ");
     let after = steps_tokens(h, &steps);
     (steps, after)
