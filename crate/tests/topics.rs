@@ -3,7 +3,8 @@
 //! detours do not become topics of their own, host metadata never names a topic, the same
 //! input always gives the same output, and no input makes the segmenter panic.
 
-use contextfold::fold::topics::{strip_host_metadata, Segmenter, Topic, TopicConfig, TurnText};
+use contextfold::fold::topics::{Segmenter, Topic, TopicConfig, TurnText};
+use contextfold::model::hostmeta::strip_host_metadata;
 use std::time::Instant;
 
 const WEATHER: [(&str, &str); 5] = [

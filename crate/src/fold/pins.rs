@@ -2,7 +2,6 @@
 //! calls or answers, or by a text pattern. It decides whether one turn is pinned; what a
 //! pinned turn keeps is the planner's and prune's.
 
-use crate::fold::topics::lowercase;
 use crate::model::message;
 use crate::transcript::turns;
 use serde::{Deserialize, Serialize};
@@ -34,7 +33,8 @@ pub fn pinned(pins: &Pins, id: &str, turn: &[Value]) -> bool {
     });
     tool_hit
         || pins.patterns.iter().any(|pat| {
-            let pat = lowercase(pat);
-            turn.iter().any(|m| lowercase(&turns::visible_text(m)).contains(&pat))
+            let pat = pat.to_lowercase();
+            turn.iter()
+                .any(|m| turns::visible_text(m).to_lowercase().contains(&pat))
         })
 }

@@ -22,8 +22,8 @@
 
 use crate::model::hostmeta::{self, is_month, WEEKDAYS};
 use crate::model::message::{self, Kind, PartKind};
-use crate::model::tokens::{self, is_cjk};
 use crate::transcript::turns;
+use crate::{model::tokens, text::cjk::is_cjk};
 use serde::Serialize;
 use serde_json::Value;
 

@@ -1,0 +1,189 @@
+//! What the terms of a text are: the words and character n-grams that topic segmentation
+//! compares.
+//!
+//! A term is a lowercase word of letters, digits and inner `_` (any script) that is not a
+//! stopword, a pure number or one character long; a run of CJK letters gives its overlapping
+//! character bigrams instead (a run of one character gives that character). This module
+//! decides what counts as a term; it never weighs terms, never strips host metadata (the
+//! caller does, see `model::hostmeta`) and never keeps state between calls.
+
+use super::cjk::{is_cjk_letter, is_cjk_stop};
+use super::stopwords::is_stopword;
+
+/// Words longer than this many bytes (base64, hashes, minified code) are not terms.
+pub const MAX_TERM_BYTES: usize = 64;
+
+/// Calls `emit` with every term of `text`, in order of appearance (a CJK bigram when its
+/// second character is read, a word when it ends).
+pub fn for_each_term(text: &str, mut emit: impl FnMut(&str)) {
+    let mut word = Word::default();
+    let mut run = CjkRun::default();
+    for (at, ch) in text.char_indices() {
+        match Class::of(ch) {
+            Class::Word => {
+                run.end(&mut emit);
+                word.push(at, ch);
+            }
+            Class::Cjk => {
+                word.end(text, at, &mut emit);
+                run.push(ch, &mut emit);
+            }
+            Class::CjkStop => {
+                word.end(text, at, &mut emit);
+                run.end(&mut emit);
+            }
+            Class::Other => {
+                run.end(&mut emit);
+                word.end(text, at, &mut emit);
+            }
+        }
+    }
+    run.end(&mut emit);
+    word.end(text, text.len(), &mut emit);
+}
+
+/// The terms of `text` as owned strings, in order.
+pub fn terms_of(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for_each_term(text, |t| out.push(t.to_owned()));
+    out
+}
+
+/// What a character is to the tokenizer.
+enum Class {
+    /// Part of a word: letters, digits, `_` and combining accents (outside CJK).
+    Word,
+    /// A CJK letter (see [`is_cjk_letter`]) that is not a function character.
+    Cjk,
+    /// A CJK function character (see [`is_cjk_stop`]): it ends a run.
+    CjkStop,
+    /// Anything else: it ends a word and a run.
+    Other,
+}
+
+impl Class {
+    fn of(ch: char) -> Class {
+        match ch {
+            _ if ch.is_ascii() => match ch.is_ascii_alphanumeric() || ch == '_' {
+                true => Class::Word,
+                false => Class::Other,
+            },
+            _ if is_cjk_stop(ch) => Class::CjkStop,
+            _ if is_cjk_letter(ch) => Class::Cjk,
+            _ if ch.is_alphanumeric() || matches!(ch, '\u{300}'..='\u{36F}') => Class::Word,
+            _ => Class::Other,
+        }
+    }
+}
+
+/// The word being read: where it starts in the text, and whether it is already lowercase
+/// ASCII (emitted from the text without a copy).
+#[derive(Default)]
+struct Word {
+    start: Option<usize>,
+    folded: bool,
+}
+
+impl Word {
+    fn push(&mut self, at: usize, ch: char) {
+        if self.start.is_none() {
+            *self = Word {
+                start: Some(at),
+                folded: true,
+            };
+        }
+        self.folded &= !ch.is_ascii_uppercase() && ch.is_ascii();
+    }
+
+    /// Ends the word at byte `end` of `text`: emits it lowercased if it is a term.
+    fn end(&mut self, text: &str, end: usize, emit: &mut impl FnMut(&str)) {
+        let Some(start) = self.start.take() else {
+            return;
+        };
+        let word = &text[start..end];
+        match self.folded {
+            true => emit_if_term(word, emit),
+            false => emit_if_term(&word.chars().flat_map(char::to_lowercase).collect::<String>(), emit),
+        }
+    }
+}
+
+/// Emits a lowercased word unless it is not a term: shorter than two characters (after
+/// trimming `_`), longer than [`MAX_TERM_BYTES`], a number, or a stopword.
+fn emit_if_term(word: &str, emit: &mut impl FnMut(&str)) {
+    let term = word.trim_matches('_');
+    let keep = term.len() <= MAX_TERM_BYTES
+        && term.chars().nth(1).is_some()
+        && !term.bytes().all(|b| b.is_ascii_digit() || b == b'_')
+        && !is_stopword(term);
+    if keep {
+        emit(term);
+    }
+}
+
+/// The CJK run being read: its last character and how many it has had.
+#[derive(Default)]
+struct CjkRun {
+    last: Option<char>,
+    len: usize,
+}
+
+impl CjkRun {
+    /// Adds `ch`, emitting the bigram it makes with the character before it.
+    fn push(&mut self, ch: char, emit: &mut impl FnMut(&str)) {
+        if let Some(last) = self.last {
+            emit(&String::from_iter([last, ch]));
+        }
+        self.last = Some(ch);
+        self.len += 1;
+    }
+
+    /// Ends the run: a run of one character is emitted as that character.
+    fn end(&mut self, emit: &mut impl FnMut(&str)) {
+        if let (Some(ch), 1) = (self.last, self.len) {
+            emit(ch.encode_utf8(&mut [0; 4]));
+        }
+        *self = CjkRun::default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_are_lowercased_without_stopwords_numbers_or_single_letters() {
+        assert_eq!(
+            terms_of("The Borrow-checker says: `foo_bar` isn't 42 x __init__ v2"),
+            ["borrow", "checker", "says", "foo_bar", "init", "v2"]
+        );
+        assert_eq!(
+            terms_of("Café à Zürich, ПРИВЕТ мир"),
+            ["café", "zürich", "привет", "мир"]
+        );
+        assert_eq!(terms_of("yeah okay thanks, really!! 🙂🙂 12345"), Vec::<String>::new());
+        assert_eq!(terms_of(""), Vec::<String>::new());
+    }
+
+    #[test]
+    fn cjk_runs_give_bigrams_and_function_characters_end_them() {
+        assert_eq!(terms_of("天气预报"), ["天气", "气预", "预报"]);
+        assert_eq!(terms_of("我的电脑"), ["电脑"]);
+        assert_eq!(terms_of("雨, rust编译器"), ["雨", "rust", "编译", "译器"]);
+        assert_eq!(terms_of("编译器rust"), ["编译", "译器", "rust"]);
+    }
+
+    #[test]
+    fn long_tokens_are_dropped() {
+        let blob = "a".repeat(MAX_TERM_BYTES + 1);
+        assert_eq!(terms_of(&format!("{blob} tail")), ["tail"]);
+        let edge = "b".repeat(MAX_TERM_BYTES);
+        assert_eq!(terms_of(&edge), vec![edge.clone()]);
+        assert_eq!(terms_of(&format!("_{}_", edge.to_uppercase())), vec![edge]);
+    }
+
+    #[test]
+    fn case_folds_as_std_does_per_character() {
+        assert_eq!(terms_of("İSTANBUL ΟΔΟΣ"), ["i\u{307}stanbul", "οδοσ"]);
+    }
+}
