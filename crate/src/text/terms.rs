@@ -2,19 +2,23 @@
 //! compares.
 //!
 //! A term is a lowercase word of letters, digits and inner `_` (any script) that is not a
-//! stopword, a pure number or one character long; a run of CJK letters gives its overlapping
-//! character bigrams instead (a run of one character gives that character). This module
+//! stopword, a pure number or one character long. A run of CJK letters is cut at function
+//! characters and stop phrases (see [`super::cjk`]); each piece gives its overlapping character
+//! n-grams of two to [`MAX_CJK_GRAM`] characters, so a word of any of those lengths is a term
+//! (a run of one character gives that character, unless it is a filler). This module
 //! decides what counts as a term; it never weighs terms, never strips host metadata (the
 //! caller does, see `model::hostmeta`) and never keeps state between calls.
 
-use super::cjk::{is_cjk_letter, is_cjk_stop};
+use super::cjk::{is_cjk_letter, is_cjk_lone_filler, is_cjk_stop, stop_phrase_at};
 use super::stopwords::is_stopword;
 
 /// Words longer than this many bytes (base64, hashes, minified code) are not terms.
 pub const MAX_TERM_BYTES: usize = 64;
+/// The longest CJK n-gram, in characters (most Chinese words have two to four).
+pub const MAX_CJK_GRAM: usize = 4;
 
-/// Calls `emit` with every term of `text`, in order of appearance (a CJK bigram when its
-/// second character is read, a word when it ends).
+/// Calls `emit` with every term of `text`, in order of appearance (a word or a CJK run when it
+/// ends; a run's n-grams by position, then by length).
 pub fn for_each_term(text: &str, mut emit: impl FnMut(&str)) {
     let mut word = Word::default();
     let mut run = CjkRun::default();
@@ -26,11 +30,7 @@ pub fn for_each_term(text: &str, mut emit: impl FnMut(&str)) {
             }
             Class::Cjk => {
                 word.end(text, at, &mut emit);
-                run.push(ch, &mut emit);
-            }
-            Class::CjkStop => {
-                word.end(text, at, &mut emit);
-                run.end(&mut emit);
+                run.chars.push(ch);
             }
             Class::Other => {
                 run.end(&mut emit);
@@ -53,10 +53,8 @@ pub fn terms_of(text: &str) -> Vec<String> {
 enum Class {
     /// Part of a word: letters, digits, `_` and combining accents (outside CJK).
     Word,
-    /// A CJK letter (see [`is_cjk_letter`]) that is not a function character.
+    /// A CJK letter (see [`is_cjk_letter`]).
     Cjk,
-    /// A CJK function character (see [`is_cjk_stop`]): it ends a run.
-    CjkStop,
     /// Anything else: it ends a word and a run.
     Other,
 }
@@ -68,7 +66,6 @@ impl Class {
                 true => Class::Word,
                 false => Class::Other,
             },
-            _ if is_cjk_stop(ch) => Class::CjkStop,
             _ if is_cjk_letter(ch) => Class::Cjk,
             _ if ch.is_alphanumeric() || matches!(ch, '\u{300}'..='\u{36F}') => Class::Word,
             _ => Class::Other,
@@ -121,29 +118,49 @@ fn emit_if_term(word: &str, emit: &mut impl FnMut(&str)) {
     }
 }
 
-/// The CJK run being read: its last character and how many it has had.
+/// The CJK run being read.
 #[derive(Default)]
 struct CjkRun {
-    last: Option<char>,
-    len: usize,
+    chars: Vec<char>,
 }
 
 impl CjkRun {
-    /// Adds `ch`, emitting the bigram it makes with the character before it.
-    fn push(&mut self, ch: char, emit: &mut impl FnMut(&str)) {
-        if let Some(last) = self.last {
-            emit(&String::from_iter([last, ch]));
-        }
-        self.last = Some(ch);
-        self.len += 1;
-    }
-
-    /// Ends the run: a run of one character is emitted as that character.
+    /// Ends the run: cuts it at function characters and stop phrases and emits the n-grams of
+    /// each piece.
     fn end(&mut self, emit: &mut impl FnMut(&str)) {
-        if let (Some(ch), 1) = (self.last, self.len) {
+        let chars = std::mem::take(&mut self.chars);
+        let whole = chars.len() == 1;
+        let (mut piece, mut i) = (0, 0);
+        while i < chars.len() {
+            let stop = match stop_phrase_at(&chars[i..]) {
+                0 => usize::from(is_cjk_stop(chars[i])),
+                n => n,
+            };
+            if stop == 0 {
+                i += 1;
+                continue;
+            }
+            emit_ngrams(&chars[piece..i], whole, emit);
+            i += stop;
+            piece = i;
+        }
+        emit_ngrams(&chars[piece..], whole, emit);
+    }
+}
+
+/// The n-grams of a piece of a CJK run; a piece of one character only when it is the whole run
+/// and not a filler.
+fn emit_ngrams(piece: &[char], whole: bool, emit: &mut impl FnMut(&str)) {
+    if let [ch] = piece {
+        if whole && !is_cjk_lone_filler(*ch) {
             emit(ch.encode_utf8(&mut [0; 4]));
         }
-        *self = CjkRun::default();
+        return;
+    }
+    for start in 0..piece.len() {
+        for end in start + 2..=piece.len().min(start + MAX_CJK_GRAM) {
+            emit(&String::from_iter(&piece[start..end]));
+        }
     }
 }
 
@@ -166,11 +183,21 @@ mod tests {
     }
 
     #[test]
-    fn cjk_runs_give_bigrams_and_function_characters_end_them() {
-        assert_eq!(terms_of("天气预报"), ["天气", "气预", "预报"]);
+    fn cjk_runs_give_ngrams_and_function_characters_end_them() {
+        assert_eq!(
+            terms_of("天气预报"),
+            ["天气", "天气预", "天气预报", "气预", "气预报", "预报"]
+        );
         assert_eq!(terms_of("我的电脑"), ["电脑"]);
-        assert_eq!(terms_of("雨, rust编译器"), ["雨", "rust", "编译", "译器"]);
-        assert_eq!(terms_of("编译器rust"), ["编译", "译器", "rust"]);
+        assert_eq!(terms_of("雨, rust编译器"), ["雨", "rust", "编译", "编译器", "译器"]);
+        assert_eq!(terms_of("编译器rust"), ["编译", "编译器", "译器", "rust"]);
+    }
+
+    #[test]
+    fn greetings_and_conversational_phrases_are_not_terms() {
+        assert_eq!(terms_of("你好！有什么可以帮你的？"), Vec::<String>::new());
+        assert_eq!(terms_of("好"), Vec::<String>::new());
+        assert_eq!(terms_of("谢谢，帮我写小说"), ["写小", "写小说", "小说"]);
     }
 
     #[test]

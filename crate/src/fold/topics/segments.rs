@@ -7,9 +7,11 @@
 //!   metadata only) are transparent: windows skip them, no topic starts at them, and their
 //!   similarity is reported as `1.0`. A topic starts wherever the similarity is below
 //!   `similarity_threshold`.
-//! * **Minimum length.** A topic shorter than `min_turns` is merged into the neighbour it is
-//!   more similar to (the side whose boundary has the higher similarity; ties go left), the
-//!   shortest first. The **last** topic is exempt: it is the live one and may be short while it
+//! * **Minimum length.** A topic shorter than `min_turns` is merged into a neighbour, the
+//!   shortest first: into the short one when only one neighbour is short (two short topics
+//!   in a row are more likely one new subject, or a digression, than the tail of the topic
+//!   before), else into the one it is more similar to (the side whose boundary has the higher
+//!   similarity; ties go left). The **last** topic is exempt: it is the live one and may be short while it
 //!   is still growing. A new subject therefore shows as a topic from its first turn, and is
 //!   merged back if the conversation moves on again before it reaches `min_turns` turns.
 //!
@@ -107,9 +109,16 @@ pub(super) fn segments(sims: &[f64], threshold: f64, min_turns: usize) -> Vec<(u
         let Some(q) = next[j].filter(|_| alive[j] && len[j] == l) else {
             continue;
         };
-        // Into the neighbour whose boundary is more similar; ties go left.
-        let (keep, gone) = match prev[j] {
-            Some(p) if sims[starts[j]] >= sims[starts[q]] => (p, j),
+        // Into a short neighbour when only one side is short (a new subject in the making),
+        // else into the neighbour whose boundary is more similar; ties go left.
+        let short_side = |k: Option<usize>| k.is_some_and(|k| len[k] < min_turns);
+        let left = match (short_side(prev[j]), short_side(Some(q))) {
+            (true, false) => true,
+            (false, true) => false,
+            _ => prev[j].is_some() && sims[starts[j]] >= sims[starts[q]],
+        };
+        let (keep, gone) = match (left, prev[j]) {
+            (true, Some(p)) => (p, j),
             _ => (j, q),
         };
         len[keep] += len[gone];

@@ -44,3 +44,13 @@ fn labels_fall_back_to_tools_then_to_turn_numbers() {
     empty.push(TurnText::new("ok", "ok"));
     assert_eq!(empty.topics()[0].label, "turns 0-0");
 }
+
+#[test]
+fn two_short_topics_in_a_row_merge_with_each_other() {
+    // [0-2] [3] [4] [5-7]: [3]'s left boundary is more similar (0.04 > 0.01), but [4] is short
+    // too, and [3] joins it: a subject that came up for two turns, not the tail of [0-2].
+    let sims = [1.0, 0.5, 0.5, 0.04, 0.01, 0.0, 0.5, 0.5];
+    assert_eq!(segments(&sims, 0.05, 2), [(0, 2), (3, 4), (5, 7)]);
+    // The same when the second short topic is the last one.
+    assert_eq!(segments(&sims[..5], 0.05, 2), [(0, 2), (3, 4)]);
+}
