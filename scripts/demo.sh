@@ -3,8 +3,10 @@
 #   1. clean: samples/session.jsonl (a five-turn coding session with thinking and tool calls):
 #      what the model would see before and after, and the engine's log line;
 #   2. fold:  samples/multitopic.jsonl (a day of questions on four subjects) fitted to a
-#      600-token budget, with the upcoming prompt about an earlier subject: the per-turn
+#      900-token budget, with the upcoming prompt about an earlier subject: the per-turn
 #      decisions (kept, cleaned, stubbed, summarized) and the messages the model would see.
+#      The five protected recent turns take ~430 tokens; the hike turns the prompt brings back
+#      need ~320 more, so the budget leaves room for them and folds the bread turns.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -12,5 +14,5 @@ bash scripts/build.sh
 CLI="node pkg-template/js/cli.js"
 printf '\n== clean: samples/session.jsonl ==\n'
 $CLI clean samples/session.jsonl
-printf '\n== fold: samples/multitopic.jsonl, budget 600 tokens ==\n'
-$CLI assemble samples/multitopic.jsonl --budget 600 --prompt "And how long does the whole Alta Via 1 take?"
+printf '\n== fold: samples/multitopic.jsonl, budget 900 tokens ==\n'
+$CLI assemble samples/multitopic.jsonl --budget 900 --prompt "And how long does the whole Alta Via 1 take?"

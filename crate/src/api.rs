@@ -7,7 +7,7 @@ use crate::error::{InputError, PruneError};
 use crate::fold::{pins, prune, summary};
 use crate::model::tokens;
 use crate::session;
-use crate::transcript::branch::{self, Link};
+use crate::transcript::{branch, entry::Entry};
 use crate::wire::{self, clean::CleanRequest, clean::SummarizeRequest};
 use serde_json::Value;
 
@@ -49,11 +49,11 @@ pub fn prune_json(input: &str) -> Result<String, PruneError> {
     Ok(wire::to_json(&prune::prune(&wire::parse("request", input)?)?))
 }
 
-/// The active branch ([`branch::active_branch`]) of a JSON array of [`Link`]s; the result as
-/// JSON.
+/// The active branch ([`branch::active_branch`]) of a JSON array of transcript [`Entry`]s (only
+/// `id` and `parentId` are read); the result as JSON.
 pub fn active_branch_json(input: &str) -> Result<String, InputError> {
-    let links: Vec<Link> = wire::parse("entries", input)?;
-    Ok(wire::to_json(&branch::active_branch(&links)))
+    let entries: Vec<Entry> = wire::parse("entries", input)?;
+    Ok(wire::to_json(&branch::active_branch(&entries)))
 }
 
 /// [`pins::pinned_turns`] over a JSON [`pins::PinnedTurnsRequest`]; the ids as JSON.

@@ -9,7 +9,8 @@
 //! module of its own layer (`tests/layers.rs` checks it):
 //! * base: [`error`] (what the core refuses, and why), [`config`] (the options and their
 //!   defaults), [`hash`] (the hash maps the crate uses);
-//! * `text`: words, stopwords, case folding;
+//! * [`text`]: which characters are CJK, which words are stopwords, what the terms of a text
+//!   are (words lowercased, CJK character n-grams);
 //! * [`model`]: what a message is (roles, parts, host metadata, pairing of calls and results,
 //!   tokens, plan steps);
 //! * [`transcript`]: transcript entries, the session index, turns, what is known of the
@@ -32,6 +33,7 @@ pub mod fold;
 pub mod hash;
 pub mod model;
 pub mod session;
+pub mod text;
 pub mod transcript;
 pub mod wire;
 

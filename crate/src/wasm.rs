@@ -100,7 +100,7 @@ pub fn prune(#[wasm_bindgen(unchecked_param_type = "Json<PruneRequest>")] input:
 /// The active branch of transcript entries (`{id, parentId}`): the host's rule, the one the
 /// session index follows.
 #[wasm_bindgen(js_name = activeBranch, unchecked_return_type = "Json<Branch>")]
-pub fn active_branch(#[wasm_bindgen(unchecked_param_type = "Json<Link[]>")] entries: &str) -> Result<String, JsError> {
+pub fn active_branch(#[wasm_bindgen(unchecked_param_type = "Json<Entry[]>")] entries: &str) -> Result<String, JsError> {
     crate::api::active_branch_json(entries).map_err(js_error)
 }
 

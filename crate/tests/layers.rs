@@ -168,8 +168,7 @@ fn every_top_level_module_has_a_layer_and_every_layer_a_module() {
     let mut missing: Vec<&str> = LAYERS
         .iter()
         .flat_map(|l| l.iter().copied())
-        // The text layer is being created; it may not exist yet.
-        .filter(|m| *m != "text" && !found.iter().any(|f| f == m))
+        .filter(|m| !found.iter().any(|f| f == m))
         .collect();
     missing.dedup();
     assert!(missing.is_empty(), "layers name modules that do not exist: {missing:?}");

@@ -3,7 +3,8 @@
 //! detours do not become topics of their own, host metadata never names a topic, the same
 //! input always gives the same output, and no input makes the segmenter panic.
 
-use contextfold::fold::topics::{strip_host_metadata, Segmenter, Topic, TopicConfig, TurnText};
+use contextfold::fold::topics::{Segmenter, Topic, TopicConfig, TurnText};
+use contextfold::model::hostmeta::strip_host_metadata;
 use std::time::Instant;
 
 const WEATHER: [(&str, &str); 5] = [
@@ -246,6 +247,90 @@ fn topics_chinese_conversation_with_two_subjects_splits() {
         topics[1].label
     );
     assert!(s.similarity_to_turns("明天会下雨吗", 0..=3) > s.similarity_to_turns("明天会下雨吗", 4..=7));
+}
+
+/// What a person recognises in a Chinese label: no greeting or function phrase, no term that
+/// is a fragment of another term of the same topic.
+fn assert_readable_chinese(topics: &[Topic]) {
+    use contextfold::text::cjk::{is_cjk_letter, STOP_PHRASES};
+    for t in topics {
+        let words: Vec<&str> = t.label.split(" / ").collect();
+        for w in &words {
+            assert!(!STOP_PHRASES.contains(w), "stop phrase {w} in {}", t.label);
+            assert!(
+                w.chars().count() >= 2 || !w.chars().all(is_cjk_letter),
+                "one character {w} in {}",
+                t.label
+            );
+        }
+        // "写小" beside "小说" (or inside "写小说") is a piece of a phrase, not a word.
+        let cjk = |x: &str| x.chars().all(is_cjk_letter);
+        let joins = |a: &str, b: &str| {
+            let a: Vec<char> = a.chars().collect();
+            (1..a.len()).any(|k| b.starts_with(&String::from_iter(&a[k..])))
+        };
+        for a in t.terms.iter().filter(|a| cjk(a)) {
+            for b in t.terms.iter().filter(|b| *b != a && cjk(b)) {
+                assert!(
+                    !b.contains(a.as_str()) && !joins(a, b),
+                    "{a} is a piece of {b}: {:?}",
+                    t.terms
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn topics_chinese_labels_are_words_not_greetings_or_fragments() {
+    // The shape of a chat with an assistant: greetings and offers of help around two subjects.
+    let novel = [
+        ("你好", "你好！有什么可以帮你的吗？"),
+        (
+            "帮我写小说，一部关于太空探险的科幻小说",
+            "好的，我可以帮你写科幻小说。小说的主角是一名宇航员，她驾驶飞船前往火星。",
+        ),
+        (
+            "小说的主角叫什么名字？",
+            "主角叫林月，是飞船的船长，小说从她离开地球写起。",
+        ),
+        (
+            "谢谢，再写小说的第二章",
+            "第二章里飞船遇到陨石雨，林月带领船员修理飞船。",
+        ),
+    ];
+    let cooking = [
+        ("你好，我想学做红烧肉", "你好！红烧肉要先把五花肉切块焯水，再炒糖色。"),
+        (
+            "红烧肉要炖多久？",
+            "五花肉加酱油和冰糖，小火炖一个小时左右，红烧肉就软了。",
+        ),
+        (
+            "可以用高压锅炖红烧肉吗？",
+            "可以，用高压锅炖二十分钟，五花肉更软，最后大火收汁。",
+        ),
+    ];
+    let mut s = Segmenter::new(TopicConfig::default());
+    push_all(&mut s, &novel);
+    push_all(&mut s, &cooking);
+    let topics = s.topics();
+    assert_eq!(
+        spans(&topics),
+        [(0, 3), (4, 6)],
+        "{topics:#?}\n{:?}",
+        s.adjacent_similarities()
+    );
+    assert_readable_chinese(&topics);
+    assert!(
+        label_has(&topics[0], &["小说", "写小说", "主角", "飞船", "林月"]),
+        "{}",
+        topics[0].label
+    );
+    assert!(
+        label_has(&topics[1], &["红烧肉", "五花肉", "高压锅"]),
+        "{}",
+        topics[1].label
+    );
 }
 
 /// Turns of one subject drawn from its own words plus shared filler.

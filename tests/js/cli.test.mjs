@@ -143,6 +143,34 @@ test("assemble folds other topics into stubs and fits the budget; recover return
   assert.equal(rec.stdout, lines.slice(start, start + rec.stdout.trimEnd().split("\n").length).join("\n") + "\n");
 });
 
+test("the multi-topic sample: four topics of at least two turns, the return to the trip its own topic", () => {
+  const file = SAMPLE.replace("session.jsonl", "multitopic.jsonl");
+  const r = cli(["topics", file, "--json"]);
+  assert.equal(r.code, 0, r.stderr);
+  const { topics } = JSON.parse(r.stdout);
+  // hike ×3, bread ×3, script ×3, then "Back to the Dolomites trip…" and the huts to book
+  const of = topics.flatMap((t) => Array.from({ length: t.lastTurn - t.firstTurn + 1 }, () => t.id));
+  assert.deepEqual(of, [0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3], JSON.stringify(topics));
+  assert.ok(topics.every((t) => t.turns >= 2), "no topic under minTurnsPerTopic (2)");
+});
+
+test("the demo's fold brings the hike back: the prompt about the trip keeps its turns, other topics fold", () => {
+  // The command scripts/demo.sh runs.
+  const demo = readFileSync(new URL("../../scripts/demo.sh", import.meta.url), "utf8");
+  const [, budget, prompt] = demo.match(/assemble samples\/multitopic\.jsonl --budget (\d+) --prompt "([^"]+)"/);
+  const file = SAMPLE.replace("session.jsonl", "multitopic.jsonl");
+  const r = cli(["assemble", file, "--json", "--budget", budget, "--prompt", prompt]);
+  assert.equal(r.code, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  assert.ok(out.estimatedTokens <= Number(budget), `${out.estimatedTokens}`);
+  const hike = out.turns.slice(0, 3);
+  assert.ok(
+    hike.every((t) => t.decision !== "stubbed"),
+    hike.map((t) => `${t.id} ${t.decision}`).join(", "),
+  );
+  assert.ok(out.turns.slice(3, 6).some((t) => t.decision === "stubbed"), "the bread turns fold");
+});
+
 test("recover pages count from 1; a page past the end or page 0 is refused", () => {
   const file = SAMPLE.replace("session.jsonl", "multitopic.jsonl");
   const index = JSON.parse(cli(["index", file, "--json"]).stdout);

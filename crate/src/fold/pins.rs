@@ -2,8 +2,8 @@
 //! calls or answers, or by a text pattern. It decides whether one turn is pinned; what a
 //! pinned turn keeps is the planner's and prune's.
 
-use crate::fold::topics::lowercase;
 use crate::model::message;
+use crate::text::terms::fold_case;
 use crate::transcript::turns;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -34,8 +34,8 @@ pub fn pinned(pins: &Pins, id: &str, turn: &[Value]) -> bool {
     });
     tool_hit
         || pins.patterns.iter().any(|pat| {
-            let pat = lowercase(pat);
-            turn.iter().any(|m| lowercase(&turns::visible_text(m)).contains(&pat))
+            let pat = fold_case(pat);
+            turn.iter().any(|m| fold_case(&turns::visible_text(m)).contains(&pat))
         })
 }
 

@@ -18,6 +18,7 @@
 //! [`MESSAGE_OVERHEAD`] for its role and framing.
 
 use crate::model::message::{self, field, PartKind};
+use crate::text::cjk::is_cjk;
 use serde_json::Value;
 
 /// Fixed cost of one image part (a ~1 megapixel image on current providers).
@@ -83,22 +84,6 @@ impl CharClasses {
             + self.other * 45)
             .div_ceil(100)
     }
-}
-
-/// CJK ideographs and punctuation, kana, bopomofo, hangul syllables and full-width forms.
-pub(crate) fn is_cjk(ch: char) -> bool {
-    matches!(ch as u32,
-        0x2E80..=0x2FDF      // radicals
-        | 0x3000..=0x303F    // CJK punctuation
-        | 0x3040..=0x30FF    // hiragana, katakana
-        | 0x3100..=0x31BF    // bopomofo
-        | 0x31F0..=0x31FF
-        | 0x3400..=0x4DBF    // extension A
-        | 0x4E00..=0x9FFF    // unified ideographs
-        | 0xAC00..=0xD7AF    // hangul syllables
-        | 0xF900..=0xFAFF    // compatibility ideographs
-        | 0xFF00..=0xFFEF    // full-width forms
-        | 0x20000..=0x2FA1F) // extensions B–F
 }
 
 /// Estimated tokens of a string.

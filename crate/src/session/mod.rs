@@ -376,12 +376,12 @@ impl Session {
         }
         if !probe.trim().is_empty() {
             let query = self.segmenter.query(&probe);
-            for (k, t) in topics.iter().enumerate() {
-                let sim = self.segmenter.similarity(&query, t.first_turn..=t.last_turn);
-                if sim >= self.config.prompt_relevance_threshold {
-                    ctx.relevant_topics.insert(k);
-                }
-            }
+            let sims = self
+                .segmenter
+                .similarity_to_each(&query, topics.iter().map(|t| t.first_turn..=t.last_turn));
+            let relevant = sims.iter().map(|&sim| sim >= self.config.prompt_relevance_threshold);
+            ctx.relevant_topics
+                .extend(relevant.enumerate().filter(|&(_, r)| r).map(|(k, _)| k));
         }
         ctx.history_complete = prompt.is_some();
         ctx.summaries = Rc::clone(&self.summaries);

@@ -4,7 +4,8 @@
 //! (through the boundary); it never reads what the entries carry.
 
 use crate::hash::{HashMap, HashSet};
-use serde::{Deserialize, Serialize};
+use crate::transcript::entry::Entry;
+use serde::Serialize;
 
 /// How the chain ended, walking from the newest entry towards the oldest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -29,35 +30,12 @@ pub struct Branch {
     pub unnamed_or_repeated: usize,
 }
 
-/// What the branch rule reads of an entry: its id and its parent's.
-pub trait Linked {
-    fn id(&self) -> Option<&str>;
-    fn parent_id(&self) -> Option<&str>;
-}
-
-/// One entry as `activeBranch` reads it from JS (`{id, parentId}`; other keys are ignored).
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct Link {
-    pub id: Option<String>,
-    pub parent_id: Option<String>,
-}
-
-impl Linked for Link {
-    fn id(&self) -> Option<&str> {
-        self.id.as_deref()
-    }
-    fn parent_id(&self) -> Option<&str> {
-        self.parent_id.as_deref()
-    }
-}
-
 /// The active branch of `entries` (in transcript order).
-pub fn active_branch<E: Linked>(entries: &[E]) -> Branch {
+pub fn active_branch(entries: &[Entry]) -> Branch {
     let mut by_id: HashMap<&str, usize> = HashMap::default();
     let mut unnamed_or_repeated = 0;
     for (i, e) in entries.iter().enumerate() {
-        match e.id() {
+        match e.id.as_deref() {
             Some(id) if by_id.insert(id, i).is_none() => {}
             _ => unnamed_or_repeated += 1,
         }
@@ -67,17 +45,17 @@ pub fn active_branch<E: Linked>(entries: &[E]) -> Branch {
         end: BranchEnd::Root,
         unnamed_or_repeated,
     };
-    let Some(mut cur) = entries.iter().rposition(|e| e.id().is_some()) else {
+    let Some(mut cur) = entries.iter().rposition(|e| e.id.is_some()) else {
         return branch;
     };
     let mut seen = HashSet::default();
     loop {
-        if !seen.insert(entries[cur].id().unwrap_or("")) {
+        if !seen.insert(entries[cur].id.as_deref().unwrap_or("")) {
             branch.end = BranchEnd::Cycle;
             break;
         }
         branch.positions.push(cur);
-        match entries[cur].parent_id() {
+        match entries[cur].parent_id.as_deref() {
             None => break,
             Some(p) => match by_id.get(p) {
                 Some(&at) => cur = at,
@@ -96,11 +74,12 @@ pub fn active_branch<E: Linked>(entries: &[E]) -> Branch {
 mod tests {
     use super::*;
 
-    fn links(spec: &[(Option<&str>, Option<&str>)]) -> Vec<Link> {
+    fn links(spec: &[(Option<&str>, Option<&str>)]) -> Vec<Entry> {
         spec.iter()
-            .map(|&(id, parent)| Link {
+            .map(|&(id, parent)| Entry {
                 id: id.map(str::to_string),
                 parent_id: parent.map(str::to_string),
+                ..Entry::default()
             })
             .collect()
     }
@@ -143,6 +122,6 @@ mod tests {
         let b = active_branch(&orphan);
         assert_eq!(b.positions, vec![1, 2]);
         assert_eq!(b.end, BranchEnd::UnknownParent);
-        assert_eq!(active_branch::<Link>(&[]).positions, Vec::<usize>::new());
+        assert_eq!(active_branch(&[]).positions, Vec::<usize>::new());
     }
 }

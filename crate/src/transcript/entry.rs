@@ -22,12 +22,3 @@ pub struct Entry {
     /// For `compaction` entries: the first entry the host still sends.
     pub first_kept_entry_id: Option<String>,
 }
-
-impl crate::transcript::branch::Linked for Entry {
-    fn id(&self) -> Option<&str> {
-        self.id.as_deref()
-    }
-    fn parent_id(&self) -> Option<&str> {
-        self.parent_id.as_deref()
-    }
-}

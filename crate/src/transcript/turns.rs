@@ -217,9 +217,9 @@ pub fn preview(text: &str, max: usize) -> String {
 /// The stable sorted order of `n` items: positions `0..n` ordered by `less` (which compares
 /// two positions), equal items in their original order.
 ///
-/// A bottom-up merge sort written to save wasm bytes. Only `fold::topics` still calls it (and
-/// [`sort_by`], [`join`]); the rest of the crate uses std's `sort_by`/`join`. It goes when
-/// topics moves to std's too.
+/// A bottom-up merge sort written to save wasm bytes. Only `fold::summary` still calls it
+/// (through [`sort_by`]; [`join`] too); the rest of the crate uses std's `sort_by`/`join`. It
+/// goes when summary moves to std's too.
 pub fn sorted_order(n: usize, less: &mut dyn FnMut(usize, usize) -> bool) -> Vec<usize> {
     let mut order: Vec<usize> = (0..n).collect();
     let mut buf = vec![0usize; n];

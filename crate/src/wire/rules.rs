@@ -1,14 +1,8 @@
 //! The TypeScript of the rule calls JS makes instead of keeping a copy of a rule: the active
-//! branch of a transcript ([`crate::transcript::branch`]) and which turns pins hold
+//! branch of transcript entries (`Entry`, of which it reads `id` and `parentId`) ([`crate::transcript::branch`]) and which turns pins hold
 //! ([`crate::fold::pins`]). The types are defined where the rules are.
 
 pub const TYPESCRIPT: &str = r#"
-/** What `activeBranch` reads of a transcript entry (other keys are ignored). */
-export interface Link {
-  id?: string | null;
-  parentId?: string | null;
-}
-
 /** `activeBranch`'s result: positions of the branch's entries in the input, oldest first, and
  * how the chain ended walking back from the newest entry (`cycle`: the oldest entry's parent is
  * already on the branch; `unknownParent`: it is not in the transcript). */

@@ -4,7 +4,7 @@
 //! never decides what a word is.
 
 use super::shorten::floor_boundary;
-use crate::model::tokens::is_cjk;
+use crate::text::cjk::is_cjk;
 
 /// Whether a word sits in code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
