@@ -12,9 +12,12 @@ import { REPO } from "./common.mjs";
 // measured when they were set (bench/README.md gives the figures), so an engine change that
 // loses much of the gain fails CI; raise them as the engine improves.
 export const DEFAULT_MARGIN = 0.2;
-/** The size ceiling of the shipped wasm core: 200 KiB gzip -9, a guard against pulling in
- * something large by accident, not a target (bench/size/README.md). */
-export const WASM_GZIP_LIMIT = 200 * 1024;
+/** The size ceiling of the shipped wasm core, gzip -9: a guard against pulling in something
+ * large by accident, not a target (bench/size/README.md). It was 200 KiB; the core measured
+ * 202.7 KiB (207,520 B) once it used std's Unicode case tables instead of hand-written ones,
+ * std's sorts and joins instead of hand-written ones, and serde types for the rule calls
+ * (activeBranch, pinnedTurns), so the guard sits about 10 % above that. */
+export const WASM_GZIP_LIMIT = 224 * 1024;
 export const PROMPT_MARGIN = 0.2;
 export const MARGIN_BUDGETS = [4000, 8000];
 

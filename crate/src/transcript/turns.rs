@@ -166,14 +166,12 @@ impl Default for Fnv {
 pub fn visible_text(m: &Value) -> String {
     match field(m, "content") {
         Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(parts)) => join(
-            &parts
-                .iter()
-                .filter(|p| message::part_kind(p) == PartKind::Text)
-                .map(|p| message::str_field(p, "text"))
-                .collect::<Vec<_>>(),
-            "\n",
-        ),
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter(|p| message::part_kind(p) == PartKind::Text)
+            .map(|p| message::str_field(p, "text"))
+            .collect::<Vec<_>>()
+            .join("\n"),
         _ => String::new(),
     }
 }
@@ -182,31 +180,30 @@ pub fn visible_text(m: &Value) -> String {
 pub fn result_text(m: &Value) -> String {
     match field(m, "content") {
         Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(parts)) => join(
-            &parts
-                .iter()
-                .map(|p| match message::part_kind(p) {
-                    PartKind::Text => message::str_field(p, "text").to_string(),
-                    PartKind::ToolResult => match field(p, "content") {
-                        Some(Value::String(s)) => s.clone(),
-                        Some(Value::Array(inner)) => join(
-                            &inner.iter().map(|x| message::str_field(x, "text")).collect::<Vec<_>>(),
-                            "\n",
-                        ),
-                        _ => String::new(),
-                    },
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .map(|p| match message::part_kind(p) {
+                PartKind::Text => message::str_field(p, "text").to_string(),
+                PartKind::ToolResult => match field(p, "content") {
+                    Some(Value::String(s)) => s.clone(),
+                    Some(Value::Array(inner)) => inner
+                        .iter()
+                        .map(|x| message::str_field(x, "text"))
+                        .collect::<Vec<_>>()
+                        .join("\n"),
                     _ => String::new(),
-                })
-                .collect::<Vec<_>>(),
-            "\n",
-        ),
+                },
+                _ => String::new(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
         _ => String::new(),
     }
 }
 
 /// Shortens text to at most `max` characters on a character boundary, with an ellipsis.
 pub fn preview(text: &str, max: usize) -> String {
-    let squashed: String = join(&text.split_whitespace().collect::<Vec<_>>(), " ");
+    let squashed = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if squashed.chars().count() <= max {
         return squashed;
     }
@@ -214,93 +211,10 @@ pub fn preview(text: &str, max: usize) -> String {
     format!("{cut}…")
 }
 
-/// The stable sorted order of `n` items: positions `0..n` ordered by `less` (which compares
-/// two positions), equal items in their original order.
-///
-/// A bottom-up merge sort written to save wasm bytes. Only `fold::summary` still calls it
-/// (through [`sort_by`]; [`join`] too); the rest of the crate uses std's `sort_by`/`join`. It
-/// goes when summary moves to std's too.
-pub fn sorted_order(n: usize, less: &mut dyn FnMut(usize, usize) -> bool) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..n).collect();
-    let mut buf = vec![0usize; n];
-    let mut width = 1;
-    while width < n {
-        let mut start = 0;
-        while start < n {
-            let mid = (start + width).min(n);
-            let end = (start + 2 * width).min(n);
-            let (mut a, mut b) = (start, mid);
-            for slot in &mut buf[start..end] {
-                let take_b = a == mid || (b < end && less(order[b], order[a]));
-                if take_b {
-                    *slot = order[b];
-                    b += 1;
-                } else {
-                    *slot = order[a];
-                    a += 1;
-                }
-            }
-            start = end;
-        }
-        std::mem::swap(&mut order, &mut buf);
-        width *= 2;
-    }
-    order
-}
-
-/// `parts.join(sep)` (see [`sorted_order`] for why it is still here).
-pub fn join<S: AsRef<str>>(parts: &[S], sep: &str) -> String {
-    let mut out = String::new();
-    for (i, p) in parts.iter().enumerate() {
-        if i > 0 {
-            out.push_str(sep);
-        }
-        out.push_str(p.as_ref());
-    }
-    out
-}
-
-/// Sorts `v` stably by `less` (see [`sorted_order`]).
-pub fn sort_by<T>(v: &mut [T], mut less: impl FnMut(&T, &T) -> bool) {
-    sort_dyn(v, &mut less);
-}
-
-/// [`sort_by`], compiled once per element type rather than once per comparator.
-fn sort_dyn<T>(v: &mut [T], less: &mut dyn FnMut(&T, &T) -> bool) {
-    let order = sorted_order(v.len(), &mut |a, b| less(&v[a], &v[b]));
-    // Position i takes the item at order[i]: along each cycle of the permutation, swapping
-    // every position with the next one moves each item once.
-    let mut placed = vec![false; order.len()];
-    for start in 0..order.len() {
-        let mut i = start;
-        while !placed[i] {
-            placed[i] = true;
-            let next = order[i];
-            if next != start {
-                v.swap(i, next);
-            }
-            i = next;
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn join_is_std_join() {
-        let words = ["", "a", "bc", "", "déf", "😀", "g h"];
-        for n in 0..=words.len() {
-            for sep in ["", " ", "\n", "; ", " / ", ", ", "—–"] {
-                let strs = &words[..n];
-                let strings: Vec<String> = strs.iter().map(|w| w.to_string()).collect();
-                assert_eq!(join(strs, sep), strs.join(sep));
-                assert_eq!(join(&strings, sep), strings.join(sep));
-            }
-        }
-    }
 
     #[test]
     fn turns_start_at_user_prompts() {
@@ -327,25 +241,5 @@ mod tests {
     fn preview_cuts_on_chars() {
         assert_eq!(preview("héllo   wörld", 20), "héllo wörld");
         assert_eq!(preview("上下文引擎", 3), "上下…");
-    }
-
-    #[test]
-    fn sorts_are_stable() {
-        let mut v: Vec<(u8, usize)> = [3u8, 1, 2, 1, 3, 0, 2, 1]
-            .iter()
-            .enumerate()
-            .map(|(k, &x)| (x, k))
-            .collect();
-        let mut expected = v.clone();
-        expected.sort_by_key(|p| p.0);
-        sort_by(&mut v, |a, b| a.0 < b.0);
-        assert_eq!(v, expected);
-        for n in 0..40usize {
-            let mut w: Vec<usize> = (0..n).map(|k| (k * 7919) % 13).collect();
-            let mut e = w.clone();
-            e.sort();
-            sort_by(&mut w, |a, b| a < b);
-            assert_eq!(w, e);
-        }
     }
 }
