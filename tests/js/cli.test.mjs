@@ -151,7 +151,10 @@ test("the multi-topic sample: four topics of at least two turns, the return to t
   // hike ×3, bread ×3, script ×3, then "Back to the Dolomites trip…" and the huts to book
   const of = topics.flatMap((t) => Array.from({ length: t.lastTurn - t.firstTurn + 1 }, () => t.id));
   assert.deepEqual(of, [0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3], JSON.stringify(topics));
-  assert.ok(topics.every((t) => t.turns >= 2), "no topic under minTurnsPerTopic (2)");
+  assert.ok(
+    topics.every((t) => t.turns >= 2),
+    "no topic under minTurnsPerTopic (2)",
+  );
 });
 
 test("the demo's fold brings the hike back: the prompt about the trip keeps its turns, other topics fold", () => {
@@ -168,7 +171,10 @@ test("the demo's fold brings the hike back: the prompt about the trip keeps its 
     hike.every((t) => t.decision !== "stubbed"),
     hike.map((t) => `${t.id} ${t.decision}`).join(", "),
   );
-  assert.ok(out.turns.slice(3, 6).some((t) => t.decision === "stubbed"), "the bread turns fold");
+  assert.ok(
+    out.turns.slice(3, 6).some((t) => t.decision === "stubbed"),
+    "the bread turns fold",
+  );
 });
 
 test("recover pages count from 1; a page past the end or page 0 is refused", () => {
