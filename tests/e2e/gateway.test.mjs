@@ -194,9 +194,9 @@ describe("contextfold in a running gateway: answer room, one line per request, c
       const lines = t.log.map((e) => e.message).filter(isRequestLine);
       console.log(`${t.tag} ${t.requests.length} request(s):\n  ${lines.join("\n  ")}`);
       // at most one line per model request (a request that changes nothing is not logged:
-      // README, "Log format"), never the same line twice for one request
+      // README, "Log format"); two requests of a tool loop may plan the same history, so
+      // their lines may read alike
       assert.ok(lines.length <= t.requests.length, `${t.tag}: ${lines.length} lines for ${t.requests.length} model requests:\n${lines.join("\n")}`);
-      assert.equal(new Set(lines).size, lines.length, `${t.tag}: a line repeated:\n${lines.join("\n")}`);
       for (const l of lines) {
         assert.match(l, REQUEST_LINE);
         assert.doesNotMatch(l, /folded=0 truncated=0|OVER-BUDGET/);
