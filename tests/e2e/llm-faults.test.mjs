@@ -494,7 +494,11 @@ describe("contextfold keeps working when the LLM for its background work misbeha
       over.some((l) => FAULTS.includes(l.mode)),
       "the history never exceeded the budget while the LLM failed: nothing to fold for the budget",
     );
-    for (const l of lines) if (l.budget !== undefined) assert.ok(l.tokAfter <= l.budget, `${l.tag}: over the budget: ${l.line}`);
+    // within the budget, unless the protected recent turns alone exceed it (late in a tool
+    // loop the budget shrinks by what the loop added): then the line says so
+    for (const l of lines) {
+      if (l.budget !== undefined) assert.ok(l.tokAfter <= l.budget || / over-budget: /.test(l.line), `${l.tag}: over the budget, unflagged: ${l.line}`);
+    }
     assert.ok(stubbedRequests > 0, "no request carries a fold stub");
     assert.ok(
       lines.some((l) => FAULTS.includes(l.mode) && l.folded > 0),
