@@ -5,7 +5,7 @@
 //
 // One session, six `openclaw agent --local` turns; weather (turns 1–2), then rust:
 //   1, 2  weather questions; turn 1 carries the phrase %%% (no word in it, so it does not
-//         make the topics look alike)
+//         make the topics look alike); turn 2 is long enough that its stub is smaller
 //   3     a rust question (moves the conversation on: the latest turns no longer refer to
 //         the weather, so its turns fold from the next request on)
 //   4     calls context_pin {pattern: "%%%"}: the tool's answer is in the follow-up request
@@ -51,7 +51,7 @@ const isAgentRequest = (r) => Array.isArray(r.body?.tools) && r.body.tools.lengt
 function prompts(marker) {
   return [
     "Q1 %%% will it rain in Paris tomorrow? I need the weather forecast: umbrella or sunglasses, cloudy sky or sunshine, strong wind, cold temperature, humidity and drizzle in the afternoon.",
-    `Q2 ${marker} and the weather forecast for Lyon this weekend? rain showers, wind gusts, umbrella, cloudy sky, temperature, humidity, drizzle or thunderstorm?`,
+    `Q2 ${marker} and the weather forecast for Lyon this weekend? rain showers, wind gusts, umbrella, cloudy sky, temperature, humidity, drizzle or thunderstorm?${" Tell me about the Lyon weather: rain or sunshine, wind, clouds, umbrella, temperature, humidity and drizzle.".repeat(4)}`,
     "Q3 my rust program fails to compile: the borrow checker says the struct field lifetime does not live long enough, and cargo build stops with error E0597 in the trait impl.",
     'Q4 rust compiler again: borrow checker, trait object lifetime bound, cargo build error E0597 in the struct impl, mutable reference.\nCALL context_pin {"pattern":"%%%"}',
     'Q5 rust cargo build: borrow of a struct field, lifetime and trait bounds, mutable reference, compiler error.\nCALL context_engine_recover {"turnId":"$STUB_ID"}\nCALL context_config {"set":{"foldOtherTopics":false}}',
