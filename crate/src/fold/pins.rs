@@ -32,11 +32,15 @@ pub fn pinned(pins: &Pins, id: &str, turn: &[Value]) -> bool {
     let tool_hit = turn.iter().any(|m| {
         message::tool_calls(m).iter().any(|c| pinned_tool(&c.name)) || pinned_tool(message::str_field(m, "toolName"))
     });
-    tool_hit
-        || pins.patterns.iter().any(|pat| {
-            let pat = fold_case(pat);
-            turn.iter().any(|m| fold_case(&turns::visible_text(m)).contains(&pat))
-        })
+    if tool_hit || pins.patterns.is_empty() {
+        return tool_hit;
+    }
+    // Each message's text is case-folded once, not once per pattern.
+    let texts: Vec<String> = turn.iter().map(|m| fold_case(&turns::visible_text(m))).collect();
+    pins.patterns.iter().any(|pat| {
+        let pat = fold_case(pat);
+        texts.iter().any(|t| t.contains(&pat))
+    })
 }
 
 /// A turn as `pinnedTurns` reads it: every id it goes by (entry id, hash id) and its messages.
