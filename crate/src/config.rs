@@ -60,9 +60,14 @@ pub struct Config {
     /// Token budget when the host does not pass one.
     #[serde(deserialize_with = "int::<_, 256, NO_MAX>")]
     pub max_tokens: usize,
-    /// Share of the budget above which truncation and summarization start.
+    /// Share of the budget above which the request is planned again (the high-water mark):
+    /// below it, a request only appends the turns added since the last plan.
     #[serde(deserialize_with = "share")]
     pub summarize_threshold: f64,
+    /// Share of the budget a new plan folds down to (the low-water mark; at most
+    /// `summarize_threshold`): the room between the two is what later turns append into.
+    #[serde(deserialize_with = "share")]
+    pub fold_target: f64,
     /// Never fold system messages or the preamble (compaction summaries, custom messages).
     pub preserve_system_messages: bool,
     /// Number of most recent turns never folded.
@@ -99,6 +104,7 @@ impl Default for Config {
             keep_recent_turns: 0,
             max_tokens: 128_000,
             summarize_threshold: 0.8,
+            fold_target: 0.6,
             preserve_system_messages: true,
             preserve_recent_messages: 5,
             embedding_similarity_threshold: 0.05,
@@ -112,7 +118,7 @@ impl Default for Config {
 }
 
 impl Config {
-    /// The cleaner's part of the options.
+    /// The cleaner's part of the options, as mode `clean` applies them.
     pub fn clean(&self) -> CleanConfig {
         CleanConfig {
             clean_thinking: self.clean_thinking,
@@ -121,6 +127,23 @@ impl Config {
             drop_tool_call_messages: self.drop_tool_call_messages,
             keep_recent_turns: self.keep_recent_turns,
         }
+    }
+
+    /// The cleaner's part of the options in mode `fold`: completed turns keep their tool calls
+    /// and results (the budget decides what happens to them); thinking and `reasoning_content`
+    /// go as in mode `clean`.
+    pub fn fold_clean(&self) -> CleanConfig {
+        CleanConfig {
+            drop_tool_results: false,
+            drop_tool_call_messages: false,
+            ..self.clean()
+        }
+    }
+
+    /// The budget share a new plan folds down to (`fold_target`, never above the high-water
+    /// mark `summarize_threshold`).
+    pub fn low_water(&self) -> f64 {
+        self.fold_target.min(self.summarize_threshold)
     }
 }
 
@@ -139,6 +162,8 @@ export interface Config {
   maxTokens?: number;
   /** (0, 1] */
   summarizeThreshold?: number;
+  /** (0, 1] */
+  foldTarget?: number;
   preserveSystemMessages?: boolean;
   /** 0..=10000 */
   preserveRecentMessages?: number;
@@ -220,6 +245,7 @@ mod tests {
             keep_recent_turns: 7,
             max_tokens: 5000,
             summarize_threshold: 0.5,
+            fold_target: 0.4,
             preserve_system_messages: false,
             preserve_recent_messages: 9,
             embedding_similarity_threshold: 0.25,

@@ -198,7 +198,7 @@ fn a_manual_compaction_has_its_own_reason() {
     let c = turn(&r, &compacted);
     assert_eq!(c.reason, "folded by a manual compaction", "{c:?}");
     assert_eq!(c.decision, Decision::Summarized, "{c:?}");
-    assert_eq!(turn(&r, &sticky).reason, "folded for the budget earlier (sticky)");
+    assert_eq!(turn(&r, &sticky).reason, "folded earlier (sticky)");
     assert_eq!(s.compacted(), vec![compacted.clone()]);
     // Folded by the compaction alone (not in the sticky set) is folded too.
     s.set_folded([]);

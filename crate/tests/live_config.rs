@@ -120,12 +120,13 @@ fn history() -> Vec<Value> {
 fn change(key: &str) -> (Value, Value) {
     match key {
         "mode" => (json!("clean"), json!({})),
-        "cleanThinking" | "clearReasoningContent" | "dropToolResults" | "dropToolCallMessages" => {
-            (json!(false), json!({}))
-        }
+        "cleanThinking" | "clearReasoningContent" => (json!(false), json!({})),
+        // Mode clean's: in mode fold the budget decides about tool results.
+        "dropToolResults" | "dropToolCallMessages" => (json!(false), json!({"mode": "clean"})),
         "keepRecentTurns" => (json!(2), json!({})),
         "maxTokens" => (json!(3_000), json!({})),
         "summarizeThreshold" => (json!(1.0), json!({"maxTokens": TIGHT})),
+        "foldTarget" => (json!(0.3), json!({"maxTokens": TIGHT})),
         "toolResultTruncateChars" => (json!(1_000), json!({"maxTokens": TIGHT})),
         "preserveSystemMessages" => (json!(false), json!({"maxTokens": 256})),
         "preserveRecentMessages" => (json!(1), json!({})),
@@ -294,11 +295,15 @@ fn the_history_exercises_what_the_options_are_about() {
     assert!(topics.len() >= 2, "two subjects, two topics: {topics:?}");
     assert!(d["stats"]["clean"]["cleanedThink"].as_u64() > Some(0), "{}", d["stats"]);
     assert!(d["stats"]["clean"]["cleanedRC"].as_u64() > Some(0), "{}", d["stats"]);
-    assert!(d["stats"]["clean"]["dropTool"].as_u64() > Some(0), "{}", d["stats"]);
-    assert!(d["stats"]["clean"]["dropAsstTC"].as_u64() > Some(0), "{}", d["stats"]);
+    let c = plan(json!({"mode": "clean"}));
+    assert!(c["stats"]["clean"]["dropTool"].as_u64() > Some(0), "{}", c["stats"]);
+    assert!(c["stats"]["clean"]["dropAsstTC"].as_u64() > Some(0), "{}", c["stats"]);
     let tight = plan(json!({"maxTokens": TIGHT}));
     assert_eq!(tight["stats"]["truncated"], json!(1), "{}", tight["stats"]);
     assert_eq!(tight["stats"]["stubbed"], json!(0), "{}", tight["stats"]);
+    assert_eq!(tight["stats"]["masked"], json!(0), "{}", tight["stats"]);
+    let lower = plan(json!({"maxTokens": TIGHT, "foldTarget": 0.3}));
+    assert!(lower["stats"]["masked"].as_u64() > Some(0), "{}", lower["stats"]);
     let whole = plan(json!({"maxTokens": TIGHT, "summarizeThreshold": 1.0}));
     assert_eq!(whole["stats"]["truncated"], json!(0), "{}", whole["stats"]);
 }

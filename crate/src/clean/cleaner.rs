@@ -63,6 +63,19 @@ pub struct CleanStats {
 }
 
 impl CleanStats {
+    /// Adds (`sign` 1) or takes away (`sign` -1) the counts of what `other` removed (not its
+    /// message and token totals).
+    pub fn add_counts(&mut self, other: &CleanStats, sign: isize) {
+        let add = |a: &mut usize, b: usize| *a = a.saturating_add_signed(sign * b as isize);
+        add(&mut self.cleaned_rc, other.cleaned_rc);
+        add(&mut self.cleaned_think, other.cleaned_think);
+        add(&mut self.drop_tool, other.drop_tool);
+        add(&mut self.drop_asst_tc, other.drop_asst_tc);
+        add(&mut self.dropped_calls, other.dropped_calls);
+        add(&mut self.dropped_empty, other.dropped_empty);
+        add(&mut self.merged_text, other.merged_text);
+    }
+
     /// True when the cleaner changed anything.
     pub fn changed(&self) -> bool {
         self.cleaned_rc
@@ -335,6 +348,7 @@ impl Pass {
                 source: Some(e.source),
                 message: e.message,
                 reuse: None,
+                recall: false,
             };
             tokens_after += h.step_tokens(&s);
             steps.push(s);

@@ -160,14 +160,17 @@ pub fn check(input: &[Value], steps: &[Step], live_from: Option<usize>) -> Resul
 /// [`check`] over a history whose facts are known.
 pub fn check_history(h: &History, steps: &[Step], live_from: Option<usize>) -> Result<(), Refusal> {
     let input = h.messages;
-    // Rule 0: sources in range and in order, each used once.
+    // Rule 0: sources in range and in order, each used once (a recall block sends messages
+    // again: its sources are only in range).
     let mut last: Option<usize> = None;
     for s in steps {
         if let Some(i) = s.source {
-            if i >= input.len() || last.is_some_and(|l| i <= l) {
+            if i >= input.len() || (!s.recall && last.is_some_and(|l| i <= l)) {
                 return refuse(0, format!("plan source {i} is out of range or out of order"));
             }
-            last = Some(i);
+            if !s.recall {
+                last = Some(i);
+            }
         } else if s.message.is_none() {
             return refuse(0, "plan step has neither a source nor a message".into());
         }

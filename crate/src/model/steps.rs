@@ -25,6 +25,10 @@ pub struct Step {
     /// sent for the first time.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reuse: Option<bool>,
+    /// Part of a recall block: sends again a message the plan sent earlier in folded form, so
+    /// its source comes out of order (see `crate::fold::recall`).
+    #[serde(skip)]
+    pub recall: bool,
 }
 
 impl Step {
@@ -34,6 +38,7 @@ impl Step {
             source: Some(i),
             message: None,
             reuse: None,
+            recall: false,
         }
     }
 
@@ -43,6 +48,7 @@ impl Step {
             source: Some(i),
             message: Some(Rc::new(message)),
             reuse: None,
+            recall: false,
         }
     }
 

@@ -17,8 +17,11 @@ pub use once::{assemble_once, synthetic_entries};
 
 use crate::config::{Config, Mode};
 use crate::error::DeltaError;
+use crate::fold::append::{self, Added};
+use crate::fold::layout::Layout;
 use crate::fold::pins::{self, Pins};
-use crate::fold::planner::{self, Assembled, Context};
+use crate::fold::planner::{self, Context};
+use crate::fold::relevance::Corpus;
 use crate::fold::summary::Recovery;
 use crate::fold::topics::{Segmenter, Topic, TopicConfig, TurnText};
 use crate::hash::{HashMap, HashSet};
@@ -63,6 +66,12 @@ pub struct Session {
     held: Vec<Option<Rc<Value>>>,
     /// The turn explanations of the last response to a caller that keeps them.
     sent_turns: Vec<planner::TurnExplain>,
+    /// What the last request sent: the next one appends to it (see [`crate::fold::append`]).
+    layout: Option<Layout>,
+    /// The turns of the last planned history as documents, for prompt relevance.
+    corpus: Corpus,
+    /// Index positions by turn key, for the index turns `0..by_key.0` (kept as the index grows).
+    by_key: (usize, HashMap<String, usize>),
 }
 
 impl Session {
@@ -84,6 +93,9 @@ impl Session {
             cache: HistoryCache::default(),
             held: Vec::new(),
             sent_turns: Vec::new(),
+            layout: None,
+            corpus: Corpus::default(),
+            by_key: (0, HashMap::default()),
         }
     }
 
@@ -112,6 +124,7 @@ impl Session {
         }
         self.index = index;
         self.reset_segmenter();
+        self.by_key = (0, HashMap::default());
         true
     }
 
@@ -119,6 +132,7 @@ impl Session {
     pub fn rebuild(&mut self, entries: &[Entry]) -> IndexUpdate {
         self.index = SessionIndex::build(entries);
         self.reset_segmenter();
+        self.by_key = (0, HashMap::default());
         IndexUpdate {
             turns: self.index.turns.len(),
             new_turns: self.index.turns.len(),
@@ -134,11 +148,14 @@ impl Session {
                 new_turns,
                 rewrite: None,
             },
-            Err(r) => IndexUpdate {
-                turns: self.index.turns.len(),
-                new_turns: 0,
-                rewrite: Some(r),
-            },
+            Err(r) => {
+                self.by_key = (0, HashMap::default());
+                IndexUpdate {
+                    turns: self.index.turns.len(),
+                    new_turns: 0,
+                    rewrite: Some(r),
+                }
+            }
         }
     }
 
@@ -227,8 +244,10 @@ impl Session {
         self.subtopics.extend(s);
     }
 
+    /// Replaces the turns folded by earlier plans; the next request is planned anew with them.
     pub fn set_folded(&mut self, f: impl IntoIterator<Item = String>) {
         self.folded = Rc::new(f.into_iter().collect());
+        self.layout = None;
     }
 
     pub fn folded(&self) -> Vec<String> {
@@ -241,6 +260,7 @@ impl Session {
     /// sticky ones, and their explanation says a compaction folded them.
     pub fn set_compacted(&mut self, ids: impl IntoIterator<Item = String>) {
         self.compacted = Rc::new(ids.into_iter().collect());
+        self.layout = None;
     }
 
     /// The turns folded by a manual compaction (sorted), to persist.
@@ -250,8 +270,10 @@ impl Session {
         v
     }
 
+    /// Replaces the pins; the next request is planned anew (a pinned turn comes back whole).
     pub fn set_pins(&mut self, pins: Pins) {
         self.pins = pins;
+        self.layout = None;
     }
 
     /// Plans the request. Fold decisions made for the budget are remembered (sticky).
@@ -285,7 +307,7 @@ impl Session {
         let recovery = Recovery::offered(req.recovery_tool);
         let mut r = self.plan(&h, req.prompt.as_deref(), req.budget, recovery);
         if req.reuse {
-            mark_reuse(&mut r.steps, &h, &mut self.held);
+            mark_reuse(&mut r.steps, &mut self.held);
             r.compact = true;
             // A caller that starts over (keeps no message) has kept no explanation either.
             if req.keep == 0 {
@@ -314,12 +336,21 @@ impl Session {
         let budget = budget.filter(|b| *b > 0).unwrap_or(self.config.max_tokens);
         let complete = prompt.is_some();
         if self.config.mode == Mode::Clean {
+            self.layout = None;
             return clean_only(h, &self.config, budget, complete);
         }
+        if let Some(r) = self.append_to_last(h, prompt, budget, recovery) {
+            return r;
+        }
+        // Planned anew: the turns the previous request sent folded stay as they were sent.
+        let prev = self.layout.take().filter(|l| l.starts(h));
         let mut ctx = self.context(h, prompt);
         ctx.recovery = recovery;
-        let relevance = || self.relevance(&ctx, prompt);
-        let a: Assembled = planner::assemble(h, budget, &self.config, &ctx, &relevance);
+        if let Some(p) = prompt.filter(|p| !p.trim().is_empty()) {
+            self.corpus.sync(h);
+            ctx.relevance = self.corpus.relevance(p);
+        }
+        let a = planner::assemble(h, budget, &self.config, &ctx, prev.as_ref());
         // The context shares the set: let go of it first, so that it is not copied.
         drop(ctx);
         for id in &a.folded {
@@ -327,13 +358,76 @@ impl Session {
                 Rc::make_mut(&mut self.folded).insert(id.clone());
             }
         }
-        gate_result(h, a, &self.config, budget, complete)
+        let (r, layout) = gate_result(h, a, &self.config, budget, complete);
+        self.layout = layout;
+        r
+    }
+
+    /// The request appended to the previous one, when that lays out the start of this history
+    /// with the same options and the result stays below the high-water mark.
+    fn append_to_last(
+        &mut self,
+        h: &History,
+        prompt: Option<&str>,
+        budget: usize,
+        recovery: Recovery,
+    ) -> Option<AssembleResult> {
+        self.index_positions();
+        let layout = self.layout.as_ref()?;
+        if layout.config != self.config || layout.recovery != recovery || !layout.starts(h) {
+            return None;
+        }
+        let relevance = match prompt.filter(|p| !p.trim().is_empty()) {
+            Some(p) => self.corpus.relevance(p),
+            None => Vec::new(),
+        };
+        let (_, spans) = h.split();
+        let id = |t: usize| self.id_of(spans[t].key);
+        let pinned = |t: usize| pins::pinned(&self.pins, &id(t), &h.messages[spans[t].range.clone()]);
+        let summarized = |i: &str| self.summaries.contains_key(i);
+        let added = Added {
+            id: &id,
+            pinned: &pinned,
+            relevance: &relevance,
+            summarized: &summarized,
+            history_complete: prompt.is_some(),
+        };
+        let a = append::append(h, layout, budget, &self.config, &added)?;
+        self.layout = Some(a.layout);
+        Some(AssembleResult {
+            steps: a.steps,
+            estimated_tokens: a.estimated_tokens,
+            turns: a.turns,
+            stats: a.stats,
+            summarize: a.summarize,
+            folded: self.folded(),
+            fallback: None,
+            compact: false,
+        })
+    }
+
+    /// Brings the positions of index turns by key up to date with the index.
+    fn index_positions(&mut self) {
+        let (known, map) = &mut self.by_key;
+        for (p, t) in self.index.turns.iter().enumerate().skip(*known) {
+            map.insert(t.key.clone(), p);
+        }
+        *known = self.index.turns.len();
+    }
+
+    /// The id of the turn with content key `key`: the index's, else its content hash.
+    fn id_of(&self, key: u64) -> String {
+        let hash = turns::hash_id(key);
+        match self.by_key.1.get(hash.as_str()) {
+            Some(&p) => self.index.turns[p].id.clone(),
+            None => hash,
+        }
     }
 
     /// Everything the planner needs besides the messages.
     fn context(&mut self, h: &History, prompt: Option<&str>) -> Context {
         let (topics, topic_of_indexed) = self.topics();
-        let by_key = self.index.positions_by_key();
+        self.index_positions();
         let pos_by_id = self.positions();
         let (_, spans) = h.split();
         let mut ctx = Context::default();
@@ -342,11 +436,7 @@ impl Session {
         }
         let mut last_topic = 0usize;
         for span in spans {
-            let hash = turns::hash_id(span.key);
-            let id = match by_key.get(hash.as_str()) {
-                Some(&p) => self.index.turns[p].id.clone(),
-                None => hash,
-            };
+            let id = self.id_of(span.key);
             let topic = pos_by_id
                 .get(id.as_str())
                 .and_then(|&p| topic_of_indexed.get(p))
@@ -399,24 +489,6 @@ impl Session {
         out
     }
 
-    /// How much each turn of `ctx` has to do with the upcoming prompt: under budget pressure
-    /// the least related turns fold first.
-    fn relevance(&self, ctx: &Context, prompt: Option<&str>) -> Vec<f64> {
-        let Some(p) = prompt.filter(|p| !p.trim().is_empty()) else {
-            return Vec::new();
-        };
-        let pos_by_id = self.positions();
-        let query = self.segmenter.query(p);
-        let mut out = Vec::with_capacity(ctx.turn_ids.len());
-        for id in &ctx.turn_ids {
-            out.push(match pos_by_id.get(id.as_str()) {
-                Some(&pos) if pos < self.segmenter.len() => self.segmenter.similarity(&query, pos..=pos),
-                _ => 0.0,
-            });
-        }
-        out
-    }
-
     fn pinned(&self, id: &str, messages: &[Value], range: std::ops::Range<usize>) -> bool {
         pins::pinned(&self.pins, id, &messages[range])
     }
@@ -464,11 +536,11 @@ fn topic_config(c: &Config) -> TopicConfig {
 }
 
 /// Marks the replacements of a plan for a caller that keeps them: one the caller holds (the
-/// last one sent for its source) is referred to (`reuse: true`, no message); a replacement
-/// the history keeps (the same copy on the next request) is sent and held (`reuse: false`);
-/// others (made anew on every request) are sent as they are. The steps no longer resolve to
-/// their messages afterwards: this is the last thing done to a plan.
-fn mark_reuse(steps: &mut [Step], h: &History, held: &mut [Option<Rc<Value>>]) {
+/// last one sent for its source) is referred to (`reuse: true`, no message); any other is sent
+/// and held (`reuse: false`). A request appended to the previous one sends the same
+/// replacements again, so only the new ones cross. The steps no longer resolve to their
+/// messages afterwards: this is the last thing done to a plan.
+fn mark_reuse(steps: &mut [Step], held: &mut [Option<Rc<Value>>]) {
     for s in steps {
         let (Some(i), Some(m)) = (s.source, &s.message) else {
             continue;
@@ -477,7 +549,7 @@ fn mark_reuse(steps: &mut [Step], h: &History, held: &mut [Option<Rc<Value>>]) {
         if slot.as_ref().is_some_and(|x| Rc::ptr_eq(x, m)) {
             s.reuse = Some(true);
             s.message = None;
-        } else if h.replacement(i, m).is_some() {
+        } else {
             s.reuse = Some(false);
             *slot = Some(Rc::clone(m));
         }

@@ -3,6 +3,7 @@
 //! validity gate refuses it. It never plans.
 
 use crate::config::Config;
+use crate::fold::layout::Layout;
 use crate::fold::planner::{self, Assembled};
 use crate::transcript::history::History;
 use crate::wire::assemble::AssembleResult;
@@ -29,19 +30,29 @@ pub(super) fn clean_only(h: &History, config: &Config, budget: usize, complete: 
     }
 }
 
-/// Gates a fold plan; on refusal falls back to the cleaner alone (itself gated).
-pub(super) fn gate_result(h: &History, a: Assembled, config: &Config, budget: usize, complete: bool) -> AssembleResult {
+/// Gates a fold plan; on refusal falls back to the cleaner alone (itself gated). The plan's
+/// layout comes back when the plan is sent.
+pub(super) fn gate_result(
+    h: &History,
+    a: Assembled,
+    config: &Config,
+    budget: usize,
+    complete: bool,
+) -> (AssembleResult, Option<Layout>) {
     match crate::clean::gate::check_history(h, &a.steps, a.frontier.loop_start) {
-        Ok(()) => AssembleResult {
-            steps: a.steps,
-            estimated_tokens: a.estimated_tokens,
-            turns: a.turns,
-            stats: a.stats,
-            summarize: a.summarize,
-            folded: a.folded,
-            fallback: None,
-            compact: false,
-        },
+        Ok(()) => (
+            AssembleResult {
+                steps: a.steps,
+                estimated_tokens: a.estimated_tokens,
+                turns: a.turns,
+                stats: a.stats,
+                summarize: a.summarize,
+                folded: a.folded,
+                fallback: None,
+                compact: false,
+            },
+            Some(a.layout),
+        ),
         Err(refusal) => {
             let mut r = clean_only(h, config, budget, complete);
             let why = format!("validity gate refused the folded output ({refusal}); sent the cleaned messages");
@@ -49,7 +60,7 @@ pub(super) fn gate_result(h: &History, a: Assembled, config: &Config, budget: us
                 Some(f) => format!("{why}; {f}"),
                 None => why,
             });
-            r
+            (r, None)
         }
     }
 }

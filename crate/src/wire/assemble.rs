@@ -222,7 +222,9 @@ export interface DeltaRequest {
   recoveryTool?: boolean | null;
 }
 
-export type Decision = "kept" | "cleaned" | "truncated" | "summarized" | "stubbed";
+/** `masked`: tool results replaced by one-line placeholders; `recalled`: folded, and sent again
+ * in full in a recall block before the prompt. */
+export type Decision = "kept" | "cleaned" | "truncated" | "masked" | "summarized" | "stubbed" | "recalled";
 
 /** What happened to one turn, and why. */
 export interface TurnExplain {
@@ -244,10 +246,14 @@ export interface AssembleStats {
   kept: number;
   cleaned: number;
   truncated: number;
+  masked: number;
   summarized: number;
   stubbed: number;
+  recalled: number;
+  /** Planned anew (not appended to the previous request of a live session). */
+  replanned: boolean;
   clean: CleanStats;
-  /** The protected recent turns alone exceed the budget. */
+  /** The newest turn alone (with what cannot fold) exceeds the budget. */
   overBudget: boolean;
 }
 
@@ -341,6 +347,8 @@ mod tests {
     fn the_compact_form_decodes_to_the_plain_one() {
         let all = history(6);
         let mut s = Session::new(Config::default());
+        // The same requests, whole, to a session that answers plainly.
+        let mut twin = Session::new(Config::default());
         let mut explained: Vec<Value> = Vec::new();
         let mut replaced: HashMap<i64, Value> = HashMap::default();
         let mut forms = (0, 0, 0);
@@ -350,7 +358,6 @@ mod tests {
             (12, &[][..], 60),
             (12, &[][..], 60),
         ] {
-            let folded = s.folded();
             let r = s.assemble_delta(delta(keep, append, budget)).unwrap();
             let history = &all[..keep + append.len()];
             let mut out: Value = serde_json::from_str(&r.to_json()).unwrap();
@@ -380,10 +387,7 @@ mod tests {
                 }
             }
             explained = out["turns"].as_array().unwrap().clone();
-            // The same request to a session that keeps nothing (with the sticky folds).
-            let mut fresh = Session::new(Config::default());
-            fresh.set_folded(folded);
-            let plain = fresh.assemble(&AssembleRequest {
+            let plain = twin.assemble(&AssembleRequest {
                 messages: history.to_vec(),
                 prompt: Some("next".into()),
                 budget: Some(budget),

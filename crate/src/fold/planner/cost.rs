@@ -27,7 +27,7 @@ pub(super) fn cost<'a>(
 ) -> usize {
     let p = &plans[t];
     let steps = match p.render {
-        Render::Cleaned => return steps_tokens(h, &p.steps),
+        Render::Cleaned | Render::Frozen(_) => return steps_tokens(h, &p.steps),
         Render::Summary => summary_steps(h, p, ctx.summaries.get(id).map_or("", String::as_str)),
         Render::Stub => {
             // Costed as the continuation of any stub before it: one stub per topic when that

@@ -1,44 +1,50 @@
-//! The budgeted assemble: what the model sees when folding is on.
+//! The budgeted plan: what the model sees when folding is on, decided in one step for many
+//! requests.
 //!
-//! On top of the cleaner, per turn (a user prompt and what follows it):
-//! * Phase 1, turns outside the protected tail: a turn of another topic (or sub-topic)
-//!   becomes a one-line **stub** that names the topic and the turn ids; a same-topic turn
-//!   uses its summary when the budget made it fold, else its cleaned messages. A topic the
-//!   upcoming prompt refers to counts as the current one for this request.
-//! * Phase 2: the last `preserveRecentMessages` turns are never folded.
-//! * Phase 3, over `summarizeThreshold` × budget: huge tool results are cut head + tail in
-//!   this very request; if still over the budget, the largest turns are queued for a
-//!   background summary and the oldest unprotected turns fold (summary if one exists, else
-//!   stub) until the request fits. Only the protected tail alone can exceed the budget, and
-//!   then the result says so.
-//! * Phase 4: content is normalized to arrays of parts.
+//! A live session plans rarely: between plans a request only appends the turns added since
+//! ([`crate::fold::append`]), so the front of the request stays what the provider cached.
+//! A plan is made when there is nothing to append to (the first request, another history,
+//! config or budget) or when appending would cross the high-water mark
+//! (`summarizeThreshold` × budget). Then, per turn (a user prompt and what follows it):
 //!
-//! A stub or summary is used only when its estimate is below what the turn costs cleaned (a
-//! summary may give way to a smaller stub); otherwise the turn is sent cleaned. Its reason
-//! then says so.
+//! * Turns folded by an earlier plan stay exactly as they were sent (a stub or summary never
+//!   changes); a folded turn the upcoming prompt refers to comes back in a recall block just
+//!   before the prompt ([`recall`](crate::fold::recall)), not in place.
+//! * Completed turns are cleaned (thinking goes; tool calls and results stay, see
+//!   [`Config::fold_clean`]). Pinned turns are sent exactly as the host has them.
+//! * If the request is over the high-water mark, it is brought down to the low-water mark
+//!   (`foldTarget` × budget) in one step, least worth keeping first (see [`priority`]): huge
+//!   tool results are cut to head and tail, then tool results are replaced by one-line
+//!   placeholders, then unprotected turns fold (to their summary when one exists and is
+//!   smaller, else to a stub; adjacent stubs share one line). The budget is a hard limit: if
+//!   the protected recent turns alone exceed it, the oldest of them fold too; only the newest
+//!   turn (and a live tool loop) is never touched, and only it can leave the request over the
+//!   budget (then the result says so).
+//! * Content is normalized to arrays of parts.
 //!
+//! A stub or summary is used only when it is smaller than what the turn costs otherwise.
 //! Stubs and summaries live *inside* the turn they replace (the user message keeps a short
 //! form of the ask, the turn's last assistant message carries the stub or summary text), so
-//! roles still alternate and no tool call or result is orphaned. Folding a turn for the budget
-//! is sticky: the caller remembers it and passes it back, so old turns do not flip between
-//! kept and folded from one request to the next (prompt-cache stability).
+//! roles still alternate and no tool call or result is orphaned.
 
 mod cost;
+mod priority;
+mod reduce;
 mod render;
 mod smaller;
 mod stubs;
 
-use cost::{cost, steps_tokens};
-use render::{render, Rendered};
-use smaller::unfold_larger;
-use stubs::summary_steps;
+use render::Rendered;
+
+pub(crate) use render::normalize_content;
 
 use crate::clean::cleaner;
 use crate::config::Config;
+use crate::fold::append;
+use crate::fold::layout::{Laid, Layout, Recall};
+use crate::fold::recall;
 use crate::fold::summary::Recovery;
-use crate::fold::truncate;
 use crate::hash::{HashMap, HashSet};
-use crate::model::message::{self, Kind};
 use crate::model::steps::Step;
 use crate::transcript::history::History;
 use crate::transcript::turns::{self, TurnSpan};
@@ -53,8 +59,12 @@ pub enum Decision {
     Kept,
     Cleaned,
     Truncated,
+    /// Its tool results were replaced by one-line placeholders.
+    Masked,
     Summarized,
     Stubbed,
+    /// Folded, and sent again in full in a recall block before the prompt.
+    Recalled,
 }
 
 /// The per-turn explanation.
@@ -85,12 +95,32 @@ pub struct AssembleStats {
     pub kept: usize,
     pub cleaned: usize,
     pub truncated: usize,
+    pub masked: usize,
     pub summarized: usize,
     pub stubbed: usize,
+    /// Folded turns sent again in recall blocks.
+    pub recalled: usize,
+    /// This request was planned anew (not appended to the previous one).
+    pub replanned: bool,
     /// Messages and tokens before and after, and the cleaner's counts.
     pub clean: cleaner::CleanStats,
-    /// The protected tail alone exceeds the budget.
+    /// The newest turn alone (with the preamble and what cannot fold) exceeds the budget.
     pub over_budget: bool,
+}
+
+impl AssembleStats {
+    /// Counts a turn's decision.
+    pub(crate) fn count(&mut self, d: Decision) {
+        match d {
+            Decision::Kept => self.kept += 1,
+            Decision::Cleaned => self.cleaned += 1,
+            Decision::Truncated => self.truncated += 1,
+            Decision::Masked => self.masked += 1,
+            Decision::Summarized => self.summarized += 1,
+            Decision::Stubbed => self.stubbed += 1,
+            Decision::Recalled => self.recalled += 1,
+        }
+    }
 }
 
 /// Everything the planner knows besides the messages (computed by the session layer).
@@ -105,9 +135,12 @@ pub struct Context {
     pub relevant_topics: HashSet<usize>,
     /// Per turn: sub-topic label from the background classifier, if any.
     pub subtopic_of: Vec<Option<String>>,
+    /// Per turn: how much it has to do with the upcoming prompt, in [0, 1] (1 for the turn
+    /// that has most to do with it); empty without a prompt.
+    pub relevance: Vec<f64>,
     /// Summaries by turn id.
     pub summaries: Rc<HashMap<String, String>>,
-    /// Turns folded for the budget by earlier requests (sticky).
+    /// Turns folded by earlier plans (sticky).
     pub folded: Rc<HashSet<String>>,
     /// Turns folded by a manual compaction (sticky like `folded`, with their own reason).
     pub compacted: Rc<HashSet<String>>,
@@ -126,78 +159,74 @@ pub struct Assembled {
     pub estimated_tokens: usize,
     pub turns: Vec<TurnExplain>,
     pub stats: AssembleStats,
-    /// Turn ids to summarize in the background.
+    /// Turn ids to summarize in the background (the next plan's first candidates to fold).
     pub summarize: Vec<String>,
-    /// Turn ids folded for the budget (to remember for the next request).
+    /// Turn ids folded by this plan or earlier ones (to remember for the next request).
     pub folded: Vec<String>,
     pub frontier: crate::clean::frontier::Frontier,
+    /// What this request sends, for the next requests to append to.
+    pub layout: Layout,
 }
 
 /// How a turn is rendered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Render {
+    /// Its (cleaned, possibly cut or masked) steps.
     Cleaned,
     Summary,
     Stub,
+    /// As an earlier request sent it (its steps are those).
+    Frozen(Decision),
 }
 
 struct TurnPlan {
     span: TurnSpan,
-    /// Cleaned steps of this turn (sources inside the span).
+    /// Steps of this turn (sources inside the span): cleaned, then possibly cut or masked;
+    /// for a frozen turn, the steps it was sent as.
     steps: Vec<Step>,
     render: Render,
     truncated: bool,
+    masked: bool,
     protected: bool,
+    /// Never reduced: the newest turn, a live tool loop, a pinned turn.
+    fixed: bool,
     /// Of another topic or sub-topic than the current one (folded first under pressure).
     other_topic: bool,
+    /// Folded by an earlier plan (it may come back in a recall block).
+    earlier: bool,
     reason: String,
     tokens_before: usize,
     tokens: usize,
 }
 
-/// The reason of a turn folded by an earlier request for the budget.
-const STICKY_REASON: &str = "folded for the budget earlier (sticky)";
+/// The reason of a turn folded by an earlier plan.
+const STICKY_REASON: &str = "folded earlier (sticky)";
 /// The reason of a turn folded by a manual compaction.
 const COMPACTED_REASON: &str = "folded by a manual compaction";
 pub(super) const SHORT_ASK_CHARS: usize = 100;
 pub(super) const SUMMARY_ASK_TOKENS: usize = 200;
+/// A turn worth a background summary costs at least this much (a summary is ~120 tokens).
+pub(crate) const SUMMARY_WORTH_TOKENS: usize = 240;
 
-/// Plans what the model sees.
-/// `relevance`: per turn, lexical similarity to the upcoming prompt (empty without one); asked
-/// only when turns have to fold for the budget (the least related fold first).
-pub fn assemble(
-    h: &History,
-    budget: usize,
-    cfg: &Config,
-    ctx: &Context,
-    relevance: &dyn Fn() -> Vec<f64>,
-) -> Assembled {
-    let messages = h.messages;
+/// Plans what the model sees. `prev`: the layout of the previous request when it lays out the
+/// start of `h` (its folded turns stay as they were sent).
+pub fn assemble(h: &History, budget: usize, cfg: &Config, ctx: &Context, prev: Option<&Layout>) -> Assembled {
     let (preamble, spans) = h.split();
     let n = spans.len();
     // Pinned turns are sent exactly as the host has them: not folded and not cleaned.
-    let mut pinned_ranges: Vec<std::ops::Range<usize>> = Vec::new();
-    for (t, s) in spans.iter().enumerate() {
-        if ctx.turn_ids.get(t).is_some_and(|id| ctx.pinned.contains(id)) {
-            pinned_ranges.push(s.range.clone());
-        }
-    }
-    let cleaned = cleaner::clean_keeping(h, &cfg.clean(), ctx.history_complete, &pinned_ranges);
-    // Labels and ids are borrowed from the context: they are asked for many times per turn.
+    let pinned_ranges: Vec<std::ops::Range<usize>> = spans
+        .iter()
+        .enumerate()
+        .filter(|(t, _)| ctx.turn_ids.get(*t).is_some_and(|id| ctx.pinned.contains(id)))
+        .map(|(_, s)| s.range.clone())
+        .collect();
+    let cleaned = cleaner::clean_keeping(h, &cfg.fold_clean(), ctx.history_complete, &pinned_ranges);
     let label = |t: usize| topic_label(ctx, t);
     let id = |t: usize| turn_id(ctx, spans, t);
-    // Folded by an earlier request or by a manual compaction: it stays folded.
-    let sticky = |t: usize| {
-        let id = id(t);
-        ctx.folded.contains(&*id) || ctx.compacted.contains(&*id)
-    };
 
     // Distribute the cleaner's steps over the preamble and the turns.
     let mut pre_steps = Vec::new();
-    let mut per_turn: Vec<Vec<Step>> = Vec::with_capacity(n);
-    for _ in 0..n {
-        per_turn.push(Vec::new());
-    }
+    let mut per_turn: Vec<Vec<Step>> = (0..n).map(|_| Vec::new()).collect();
     let mut t = 0;
     for s in cleaned.steps {
         let src = s.source.unwrap_or(0);
@@ -218,28 +247,58 @@ pub fn assemble(
         .and_then(|l| ctx.subtopic_of.get(l))
         .and_then(Option::as_deref);
     let live_turn = spans.iter().position(|s| s.range.contains(&cleaned.frontier.index));
+    let laid = prev.map_or(&[][..], |l| &l.turns[..]);
 
     let mut plans: Vec<TurnPlan> = Vec::with_capacity(n);
     for (t, (span, steps)) in spans.iter().zip(per_turn).enumerate() {
-        let tokens_before = h.tokens_of(span.range.clone());
-        let pinned = ctx.pinned.contains(&*id(t));
-        let protected = t >= protected_from || live_turn.is_some_and(|l| t >= l) || pinned;
+        let tid = id(t);
+        let pinned = ctx.pinned.contains(&*tid);
+        let newest = t + 1 == n || live_turn.is_some_and(|l| t >= l);
         let mut plan = TurnPlan {
             span: span.clone(),
             steps,
             render: Render::Cleaned,
             truncated: false,
-            protected,
+            masked: false,
+            protected: t >= protected_from || newest || pinned,
+            fixed: newest || pinned,
             other_topic: false,
+            earlier: false,
             reason: String::new(),
-            tokens_before,
+            tokens_before: h.tokens_of(span.range.clone()),
             tokens: 0,
         };
-        if protected {
-            plan.reason = if pinned {
-                "pinned".into()
-            } else {
-                "recent turn (protected)".into()
+        if plan.fixed {
+            plan.reason = if pinned { "pinned" } else { append::NEWEST }.into();
+        } else if let Some(l) = laid
+            .get(t)
+            .filter(|l| l.explain.decision != Decision::Kept && l.explain.decision != Decision::Cleaned)
+        {
+            // Sent reduced by an earlier request: it stays as it was sent (a stub or summary
+            // for good; cut or masked tool results may still fold further).
+            plan.steps = l.steps.clone();
+            match l.explain.decision {
+                d @ (Decision::Stubbed | Decision::Summarized) => {
+                    plan.render = Render::Frozen(d);
+                    plan.earlier = true;
+                }
+                d => {
+                    plan.masked = d == Decision::Masked;
+                    plan.truncated = d == Decision::Truncated;
+                }
+            }
+            plan.reason = l.explain.reason.clone();
+        } else if ctx.folded.contains(&*tid) || ctx.compacted.contains(&*tid) {
+            // Folded by an earlier plan of this session (or a manual compaction): it stays
+            // folded (a summary when one exists).
+            plan.render = match ctx.summaries.contains_key(&*tid) {
+                true => Render::Summary,
+                false => Render::Stub,
+            };
+            plan.earlier = true;
+            plan.reason = match ctx.compacted.contains(&*tid) {
+                true => COMPACTED_REASON.into(),
+                false => STICKY_REASON.into(),
             };
         } else {
             let topic = ctx.topic_of.get(t).copied();
@@ -252,25 +311,12 @@ pub fn assemble(
                 plan.other_topic = true;
                 plan.reason = format!("other sub-topic: {}", sub.unwrap_or(""));
             }
-            if sticky(t) {
-                // Folded for the budget by an earlier request, or by a manual compaction: it
-                // stays folded, so the prompt prefix does not change back and forth (a summary
-                // replaces its stub once one exists).
-                plan.render = if ctx.summaries.contains_key(&*id(t)) {
-                    Render::Summary
-                } else {
-                    Render::Stub
-                };
-                plan.reason = match ctx.compacted.contains(&*id(t)) {
-                    true => COMPACTED_REASON.into(),
-                    false => STICKY_REASON.into(),
-                };
+            if plan.other_topic && cfg.fold_other_topics && !plan.protected {
+                plan.render = Render::Stub;
             } else if plan.other_topic {
-                if cfg.fold_other_topics {
-                    plan.render = Render::Stub;
-                } else {
-                    plan.reason.push_str(" (kept while the budget allows)");
-                }
+                plan.reason.push_str(" (kept while the budget allows)");
+            } else if plan.protected {
+                plan.reason = "recent turn (protected)".into();
             } else {
                 plan.reason = if relevant && topic != current_topic {
                     format!("the prompt or the latest turns refer to topic {}", label(t))
@@ -282,195 +328,108 @@ pub fn assemble(
         plans.push(plan);
     }
 
-    // Phase 3: fit the budget.
-    let pre_tokens = steps_tokens(h, &pre_steps);
-    let mut summarize = Vec::new();
-    // In turn order: a stub's cost depends on whether the turn before it is a stub too.
-    for t in 0..n {
-        plans[t].tokens = cost(h, &plans, t, ctx, &label, &id(t));
-        if plans[t].render == Render::Summary && plans[t].tokens >= steps_tokens(h, &plans[t].steps) {
-            plans[t].render = Render::Stub;
-            plans[t].tokens = cost(h, &plans, t, ctx, &label, &id(t));
-        }
-    }
-    // The reasons a turn has when it is not folded for the budget.
-    let reasons: Vec<String> = plans.iter().map(|p| p.reason.clone()).collect();
-    // Turns that are not folded in this request: their folded form is not smaller.
-    let mut keep_whole = vec![false; n];
-    // Folded for the budget by this request.
-    let mut folded_now = vec![false; n];
-    for t in unfold_larger(h, &mut plans, &reasons, ctx, &label, &id) {
-        keep_whole[t] = true;
-    }
-    let total = |plans: &[TurnPlan]| pre_tokens + plans.iter().map(|p| p.tokens).sum::<usize>();
-    let threshold = (budget as f64 * cfg.summarize_threshold) as usize;
-    // Turns folded by an earlier request count at their cleaned cost: that request decided
-    // about truncation before it folded them, and this one decides the same way (sticky).
-    let mut unfolded = pre_tokens;
-    for (t, p) in plans.iter().enumerate() {
-        unfolded += match sticky(t) && !p.protected {
-            true => steps_tokens(h, &p.steps),
-            false => p.tokens,
-        };
-    }
-    if unfolded > threshold {
-        for p in plans.iter_mut() {
-            if p.protected || p.render != Render::Cleaned {
-                continue;
-            }
-            let mut any = false;
-            for s in p.steps.iter_mut() {
-                let m = s.resolve(messages);
-                if message::kind(m) == Kind::ToolResult {
-                    if let Some(cut) = truncate::tool_result(m, cfg.tool_result_truncate_chars) {
-                        *s = Step::replace(s.source.unwrap_or(0), cut);
-                        any = true;
-                    }
-                }
-            }
-            if any {
-                p.truncated = true;
-                p.tokens = steps_tokens(h, &p.steps);
-            }
-        }
-    }
-    // Queue the largest unsummarized turns for a background summary.
-    if total(&plans) > budget {
-        let mut by_size: Vec<usize> = Vec::new();
-        for (t, p) in plans.iter().enumerate() {
-            if !p.protected && p.render != Render::Stub && !ctx.summaries.contains_key(&*id(t)) {
-                by_size.push(t);
-            }
-        }
-        // Largest first; equal sizes stay in turn order.
-        by_size.sort_by(|&a, &b| plans[b].tokens.cmp(&plans[a].tokens));
-        for &t in by_size.iter().take(cfg.max_compactions_per_cycle) {
-            summarize.push(id(t).into_owned());
-        }
-    }
-    // Fold oldest first (turns the prompt refers to last) until the request fits; the
-    // estimate of stub runs is close but not exact, so check the rendered result and fold
-    // further with a tighter target if needed.
-    // The order is worked out only when something has to fold (it asks each turn's
-    // similarity to the prompt).
-    let order_of = |plans: &[TurnPlan]| -> Vec<usize> {
-        let relevance = relevance();
-        let mut order: Vec<usize> = Vec::new();
-        // (relevant, same topic, related) compared in that order, packed into one number.
-        let mut rank: Vec<u64> = Vec::with_capacity(n);
-        for (t, p) in plans.iter().enumerate() {
-            if !p.protected {
-                order.push(t);
-            }
-            let relevant = ctx.topic_of.get(t).is_some_and(|k| ctx.relevant_topics.contains(k));
-            let related = (relevance.get(t).copied().unwrap_or(0.0) * 1000.0) as u32;
-            rank.push(u64::from(relevant) << 33 | u64::from(!p.other_topic) << 32 | u64::from(related));
-        }
-        order.sort_by_key(|&t| rank[t]);
-        order
+    // Fit the budget: one step down to the low-water mark when over the high-water mark.
+    let order = priority::fold_order(&plans, ctx);
+    let fitted = reduce::fit(h, &mut plans, &pre_steps, &order, budget, cfg, ctx, &label, &id);
+
+    // Folded turns the prompt refers to come back before the prompt (room permitting).
+    let target = (budget as f64 * cfg.low_water()) as usize;
+    // Only turns folded by earlier plans: this one folded the others for being worth less.
+    let folded_t: Vec<usize> = (0..n)
+        .filter(|&t| plans[t].earlier && matches!(explains_of(&fitted, t), Decision::Summarized | Decision::Stubbed))
+        .collect();
+    let room = target.saturating_sub(fitted.estimated);
+    let block = match ctx.relevance.is_empty() {
+        true => None,
+        false => recall::choose(
+            h,
+            &folded_t,
+            &ctx.relevance,
+            &|t| id(t).into_owned(),
+            &|t| recall::turn_steps(h, cfg, &spans[t], ctx.pinned.contains(&*id(t))),
+            room,
+        ),
     };
-    let mut order: Option<Vec<usize>> = None;
-    let mut target = budget;
-    let mut rendered;
-    let mut drop_system = false;
-    loop {
-        // A running total: summing all turns per folded turn is quadratic in the turns.
-        let mut sum = total(&plans);
-        if sum > target && order.is_none() {
-            order = Some(order_of(&plans));
+
+    let Rendered {
+        mut steps,
+        mut explains,
+        estimated,
+    } = fitted;
+    let mut estimated = estimated;
+    let mut stats;
+    let mut recalls = Vec::new();
+    // The layout keeps each turn as it sits in place; the explanations say which came back.
+    let mut layout_turns = lay(&steps, &explains, spans, preamble.end, n);
+    let tail = layout_turns.pop();
+    if let Some(b) = block {
+        for &t in &b.turns {
+            recall::mark(&mut explains[t]);
         }
-        for pass in [Render::Summary, Render::Stub] {
-            for &t in order.as_deref().unwrap_or(&[]) {
-                if sum <= target {
-                    break;
-                }
-                let can = !keep_whole[t]
-                    && match pass {
-                        // A summary only when it is smaller than what the turn costs now.
-                        Render::Summary => {
-                            plans[t].render == Render::Cleaned
-                                && ctx.summaries.get(&*id(t)).is_some_and(|sum| {
-                                    let steps = summary_steps(h, &plans[t], sum);
-                                    steps_tokens(h, &steps) < plans[t].tokens
-                                })
-                        }
-                        _ => plans[t].render != Render::Stub,
-                    };
-                if !can {
-                    continue;
-                }
-                plans[t].render = pass;
-                plans[t].reason = if pass == Render::Summary {
-                    "over budget: summarized".into()
-                } else {
-                    "over budget: folded to a stub".into()
-                };
-                let next_stub = t + 1 < n && plans[t + 1].render == Render::Stub;
-                let before = plans[t].tokens + if next_stub { plans[t + 1].tokens } else { 0 };
-                plans[t].tokens = cost(h, &plans, t, ctx, &label, &id(t));
-                if next_stub {
-                    plans[t + 1].tokens = cost(h, &plans, t + 1, ctx, &label, &id(t + 1));
-                }
-                sum = sum - before + plans[t].tokens + if next_stub { plans[t + 1].tokens } else { 0 };
-                folded_now[t] = true;
-            }
-        }
-        // A run of stubs (or a summary) that is not smaller than its turns is not sent.
-        let unfolded = unfold_larger(h, &mut plans, &reasons, ctx, &label, &id);
-        if !unfolded.is_empty() {
-            for t in unfolded {
-                keep_whole[t] = true;
-                folded_now[t] = false;
-            }
-            sum = total(&plans);
-        }
-        debug_assert_eq!(sum, total(&plans));
-        let collapse = sum > target;
-        drop_system = drop_system || (collapse && !cfg.preserve_system_messages);
-        rendered = render(h, &plans, &pre_steps, drop_system, false, ctx, &label, &id);
-        if rendered.estimated > budget {
-            // One stub per topic does not fit: adjacent stubs of different topics share one.
-            let merged = render(h, &plans, &pre_steps, drop_system, true, ctx, &label, &id);
-            if merged.estimated < rendered.estimated {
-                rendered = merged;
-            }
-        }
-        if rendered.estimated <= budget || target == 0 {
-            break;
-        }
-        // Everything that could fold has folded: a tighter target changes nothing.
-        let order = order.get_or_insert_with(|| order_of(&plans));
-        if collapse || order.iter().all(|&t| plans[t].render == Render::Stub) {
-            break;
-        }
-        target = target.saturating_sub(rendered.estimated - budget + 16);
+        estimated += b.tokens;
+        steps.extend(b.steps.iter().cloned());
+        recalls.push(Recall {
+            after: n,
+            turns: b.turns,
+            steps: b.steps,
+        });
     }
-    // Folded for the budget: by this request or an earlier one (sticky).
-    let mut folded: Vec<String> = plans
-        .iter()
-        .enumerate()
-        .filter(|(t, p)| {
-            !p.protected
-                && matches!(p.render, Render::Summary | Render::Stub)
-                && (folded_now[*t] || ctx.folded.contains(&*id(*t)))
+
+    // Folded by this plan or an earlier one (sticky).
+    let mut folded: Vec<String> = (0..n)
+        .filter(|&t| {
+            !plans[t].fixed
+                && matches!(
+                    explains[t].decision,
+                    Decision::Summarized | Decision::Stubbed | Decision::Recalled
+                )
         })
-        .map(|(t, _)| id(t).into_owned())
+        .map(|t| id(t).into_owned())
         .collect();
     folded.sort_unstable();
     folded.dedup();
-    let Rendered {
-        steps,
-        explains,
-        mut stats,
-        estimated,
-    } = rendered;
+    // Worth a summary before the next plan: the turns sent whole that it would fold first.
+    let fold_next: Vec<usize> = order
+        .iter()
+        .copied()
+        .filter(|&t| plans[t].render == Render::Cleaned)
+        .collect();
+    let summarize = worth_summarizing(&fold_next, &plans, ctx, &id, cfg.max_compactions_per_cycle);
+
+    stats = AssembleStats::default();
+    for e in &explains {
+        stats.count(e.decision);
+    }
     stats.budget = budget;
     stats.turns = n;
+    stats.replanned = true;
     let mut cs = cleaned.stats;
+    // The newest turn's share of the cleaner's counts (it is laid out apart from the others).
+    let tail_clean = spans
+        .last()
+        .and_then(|s| append::clean_window(h, s.range.clone(), cfg, ctx.history_complete, &pinned_ranges))
+        .map(|(_, c, _)| c)
+        .unwrap_or_default();
+    let mut laid_clean = cs.clone();
+    laid_clean.add_counts(&tail_clean, -1);
     cs.messages_after = steps.len();
     cs.tokens_after = estimated;
     stats.clean = cs;
     stats.over_budget = estimated > budget;
+    let mut layout = Layout {
+        preamble: preamble.clone(),
+        pre_steps: render::pre_steps_of(&steps, preamble.end),
+        turns: layout_turns,
+        tail,
+        clean: laid_clean,
+        tail_clean,
+        recalls,
+        tokens: 0,
+        config: cfg.clone(),
+        recovery: ctx.recovery,
+        fold_next,
+    };
+    layout.tokens = cost::steps_tokens(h, &layout.steps_with(&[]));
     Assembled {
         steps,
         estimated_tokens: estimated,
@@ -479,7 +438,60 @@ pub fn assemble(
         summarize,
         folded,
         frontier: cleaned.frontier,
+        layout,
     }
+}
+
+/// The decision of turn `t` in a rendered plan.
+fn explains_of(r: &Rendered, t: usize) -> Decision {
+    r.explains[t].decision
+}
+
+/// The laid-out turns of a plan's steps: turns `0..frozen` with the steps that fall in each
+/// (a stub run's on its first turn).
+fn lay(steps: &[Step], explains: &[TurnExplain], spans: &[TurnSpan], pre_end: usize, frozen: usize) -> Vec<Laid> {
+    let mut out: Vec<Laid> = spans[..frozen]
+        .iter()
+        .zip(explains)
+        .map(|(s, e)| Laid {
+            key: s.key,
+            range: s.range.clone(),
+            steps: Vec::new(),
+            explain: e.clone(),
+        })
+        .collect();
+    let mut t = 0;
+    for s in steps {
+        let Some(src) = s.source else { continue };
+        if src < pre_end {
+            continue;
+        }
+        while t + 1 < spans.len() && src >= spans[t + 1].range.start {
+            t += 1;
+        }
+        if t >= frozen {
+            break;
+        }
+        out[t].steps.push(s.clone());
+    }
+    out
+}
+
+/// Up to `max` turns of `order` that have no summary yet and are large enough for one.
+fn worth_summarizing<'a>(
+    order: &[usize],
+    plans: &[TurnPlan],
+    ctx: &Context,
+    id: &dyn Fn(usize) -> Cow<'a, str>,
+    max: usize,
+) -> Vec<String> {
+    order
+        .iter()
+        .filter(|&&t| plans[t].tokens >= SUMMARY_WORTH_TOKENS)
+        .map(|&t| id(t).into_owned())
+        .filter(|i| !ctx.summaries.contains_key(i))
+        .take(max)
+        .collect()
 }
 
 /// Sub-topic labels are compared only when both exist and come from the same labeller (the

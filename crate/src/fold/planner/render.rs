@@ -1,10 +1,10 @@
 //! Rendering: the steps of a plan from the turn plans (one stub for a run of stubbed turns of
-//! a topic), with each turn's explanation and the totals; phase 4 (content as parts). It
-//! never changes what a turn became.
+//! a topic; a frozen turn as it was sent), with each turn's explanation; phase 4 (content as
+//! parts). It never changes what a turn became.
 
 use super::cost::steps_tokens;
 use super::stubs::{stub_run, summary_steps};
-use super::{AssembleStats, Context, Decision, Render, TurnExplain, TurnPlan};
+use super::{Context, Decision, Render, TurnExplain, TurnPlan};
 use crate::model::message::{self, Kind};
 use crate::model::steps::Step;
 use crate::transcript::history::History;
@@ -15,7 +15,6 @@ use std::rc::Rc;
 pub(super) struct Rendered {
     pub(super) steps: Vec<Step>,
     pub(super) explains: Vec<TurnExplain>,
-    pub(super) stats: AssembleStats,
     pub(super) estimated: usize,
 }
 
@@ -34,14 +33,12 @@ pub(super) fn render<'a>(
     id: &dyn Fn(usize) -> Cow<'a, str>,
 ) -> Rendered {
     let n = plans.len();
-    let mut steps: Vec<Step> = Vec::new();
-    for s in pre_steps {
-        if !(drop_system && message::kind(s.resolve(h.messages)) == Kind::System) {
-            steps.push(s.clone());
-        }
-    }
+    let mut steps: Vec<Step> = pre_steps
+        .iter()
+        .filter(|s| !(drop_system && message::kind(s.resolve(h.messages)) == Kind::System))
+        .cloned()
+        .collect();
     let mut explains = Vec::with_capacity(n);
-    let mut stats = AssembleStats::default();
     let mut t = 0;
     while t < n {
         if plans[t].render == Render::Stub {
@@ -49,10 +46,7 @@ pub(super) fn render<'a>(
             while end < n && plans[end].render == Render::Stub && (merge_topics || label(end) == label(t)) {
                 end += 1;
             }
-            let mut ids: Vec<String> = Vec::new();
-            for k in t..end {
-                ids.push(id(k).into_owned());
-            }
+            let ids: Vec<String> = (t..end).map(|k| id(k).into_owned()).collect();
             let mut labels: Vec<&str> = Vec::new();
             for k in t..end {
                 let l = label(k);
@@ -65,29 +59,30 @@ pub(super) fn render<'a>(
                 1 => labels[0].to_string(),
                 k => format!("{k} topics: {}", labels[..k.min(3)].join("; ")),
             };
-            let mut run_tokens = 0;
-            for p in &plans[t..end] {
-                run_tokens += p.tokens_before;
-            }
-            let (run_steps, after) = stub_run(h, &plans[t..end], &run_label, &ids, run_tokens, ctx.recovery);
-            let per = after.div_ceil(end - t);
+            let run_tokens = plans[t..end].iter().map(|p| p.tokens_before).sum();
+            let (mut run_steps, after) = stub_run(h, &plans[t..end], &run_label, &ids, run_tokens, ctx.recovery);
+            normalize_content(h, &mut run_steps);
+            // The run's tokens are the first turn's (the others add nothing).
             for (k, p) in plans[t..end].iter().enumerate() {
-                explains.push(explain(&ids[k], label(t + k), Decision::Stubbed, p, per));
-                stats.stubbed += 1;
+                let tokens = if k == 0 { after } else { 0 };
+                explains.push(explain(&ids[k], label(t + k), Decision::Stubbed, p, tokens));
             }
             steps.extend(run_steps);
             t = end;
             continue;
         }
         let p = &plans[t];
-        let (decision, turn_steps) = match p.render {
+        let (decision, mut turn_steps) = match p.render {
             Render::Summary => {
                 let s = summary_steps(h, p, ctx.summaries.get(&*id(t)).map(String::as_str).unwrap_or(""));
                 (Decision::Summarized, s)
             }
-            _ => {
+            Render::Frozen(d) => (d, p.steps.clone()),
+            Render::Stub | Render::Cleaned => {
                 let changed = p.steps.iter().any(|s| s.message.is_some()) || p.steps.len() != p.span.range.len();
-                let d = if p.truncated {
+                let d = if p.masked {
+                    Decision::Masked
+                } else if p.truncated {
                     Decision::Truncated
                 } else if changed {
                     Decision::Cleaned
@@ -97,30 +92,33 @@ pub(super) fn render<'a>(
                 (d, p.steps.clone())
             }
         };
-        match decision {
-            Decision::Kept => stats.kept += 1,
-            Decision::Cleaned => stats.cleaned += 1,
-            Decision::Truncated => stats.truncated += 1,
-            Decision::Summarized => stats.summarized += 1,
-            Decision::Stubbed => stats.stubbed += 1,
-        }
+        normalize_content(h, &mut turn_steps);
         let after = steps_tokens(h, &turn_steps);
         explains.push(explain(&id(t), label(t), decision, p, after));
         steps.extend(turn_steps);
         t += 1;
     }
+    // The preamble's content as parts too.
     normalize_content(h, &mut steps);
     let estimated = steps_tokens(h, &steps);
     Rendered {
         steps,
         explains,
-        stats,
         estimated,
     }
 }
 
+/// The steps of a plan that belong to the preamble (sources before `pre_end`, at its start).
+pub(super) fn pre_steps_of(steps: &[Step], pre_end: usize) -> Vec<Step> {
+    steps
+        .iter()
+        .take_while(|s| s.source.is_some_and(|i| i < pre_end))
+        .cloned()
+        .collect()
+}
+
 /// Phase 4: every user, assistant and tool-result message carries an array of parts.
-pub(super) fn normalize_content(h: &History, steps: &mut [Step]) {
+pub(crate) fn normalize_content(h: &History, steps: &mut [Step]) {
     for s in steps.iter_mut() {
         let m = s.resolve(h.messages);
         if !matches!(message::field(m, "content"), Some(Value::String(_)))
@@ -137,6 +135,7 @@ pub(super) fn normalize_content(h: &History, steps: &mut [Step]) {
             source: s.source,
             message: Some(out),
             reuse: None,
+            recall: false,
         };
     }
 }

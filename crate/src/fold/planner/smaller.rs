@@ -28,7 +28,7 @@ pub(super) fn unfold_larger<'a>(
         let end = match plans[t].render {
             Render::Stub => (t..n).find(|&k| plans[k].render != Render::Stub).unwrap_or(n),
             Render::Summary => t + 1,
-            Render::Cleaned => {
+            Render::Cleaned | Render::Frozen(_) => {
                 t += 1;
                 continue;
             }

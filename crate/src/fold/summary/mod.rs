@@ -23,7 +23,8 @@
 //!   [`errors`] read whole sentences and lines;
 //! - [`shorten`] cuts texts to a length, [`neutralise`] makes them safe to show, and
 //!   [`render`] lays out the summary's lines and fits them to the budget;
-//! - [`stub`](mod@stub) writes the one-line stub.
+//! - [`stub`](mod@stub) writes the one-line stub, [`placeholder`](mod@placeholder) the one line
+//!   that stands in for a masked tool result.
 
 mod classify;
 mod dates;
@@ -34,6 +35,7 @@ mod names;
 mod neutralise;
 mod numbers;
 mod paths;
+mod placeholder;
 mod render;
 mod scan;
 mod shorten;
@@ -54,6 +56,7 @@ use stub::clean_id;
 /// The text a user typed, without what the host wraps around it (see
 /// [`crate::model::hostmeta`]).
 pub use crate::model::hostmeta::strip_host_metadata;
+pub use placeholder::placeholder;
 pub use stub::{stub, Recovery, RECOVERY_TOOL};
 
 /// Most entries any [`Facts`] list keeps (first seen wins).
