@@ -15,6 +15,7 @@ use crate::config::Config;
 use crate::fold::layout::{Laid, Layout, Recall};
 use crate::fold::planner::{normalize_content, AssembleStats, Decision, TurnExplain, SUMMARY_WORTH_TOKENS};
 use crate::fold::recall;
+use crate::fold::relevance::Relevance;
 use crate::model::steps::Step;
 use crate::transcript::history::{History, HistoryCache};
 use crate::transcript::turns::TurnSpan;
@@ -30,8 +31,8 @@ pub struct Added<'a> {
     /// Whether turn `t` is pinned (sent exactly as the host has it).
     pub pinned: &'a dyn Fn(usize) -> bool,
     /// Per turn of the history (at least the turns the layout lays out): relevance to the
-    /// upcoming prompt in [0, 1]; empty without a prompt.
-    pub relevance: &'a [f64],
+    /// upcoming prompt; empty without a prompt.
+    pub relevance: &'a Relevance,
     /// Whether turn `t` (by id) has a summary already.
     pub summarized: &'a dyn Fn(&str) -> bool,
     /// The upcoming prompt is passed separately: every message is part of a finished turn.

@@ -7,6 +7,7 @@
 use crate::config::Config;
 use crate::fold::append::clean_window;
 use crate::fold::planner::{Decision, TurnExplain};
+use crate::fold::relevance::Relevance;
 use crate::fold::truncate;
 use crate::model::message;
 use crate::model::steps::Step;
@@ -14,11 +15,13 @@ use crate::transcript::history::History;
 use crate::transcript::turns::TurnSpan;
 use serde_json::Value;
 
-/// A folded turn comes back when its relevance to the prompt (in [0, 1], 1 for the turn that
-/// has most to do with it) is at least this.
+/// A folded turn comes back when the prompt refers to it: its relevance (in [0, 1], 1 for the
+/// turn that has most to do with the prompt) is at least this ...
 const RECALL_RELEVANCE: f64 = 0.6;
+/// ... and it holds at least this share of the prompt's weight (the idf of its terms).
+const RECALL_COVERAGE: f64 = 0.5;
 /// At most this many turns come back for one prompt.
-const RECALL_TURNS: usize = 3;
+const RECALL_TURNS: usize = 2;
 
 /// The turns a block sends, its steps and their tokens.
 #[derive(Debug, Clone)]
@@ -34,7 +37,7 @@ pub struct Block {
 pub fn choose(
     h: &History,
     folded: &[usize],
-    relevance: &[f64],
+    relevance: &Relevance,
     ids: &dyn Fn(usize) -> String,
     steps_of: &dyn Fn(usize) -> Vec<Step>,
     room: usize,
@@ -42,10 +45,12 @@ pub fn choose(
     let mut candidates: Vec<usize> = folded
         .iter()
         .copied()
-        .filter(|&t| relevance.get(t).is_some_and(|&r| r >= RECALL_RELEVANCE))
+        .filter(|&t| {
+            relevance.of(t) >= RECALL_RELEVANCE && relevance.coverage.get(t).is_some_and(|&c| c >= RECALL_COVERAGE)
+        })
         .collect();
     // Most relevant first; equal ones newest first.
-    candidates.sort_by(|&a, &b| relevance[b].total_cmp(&relevance[a]).then(b.cmp(&a)));
+    candidates.sort_by(|&a, &b| relevance.of(b).total_cmp(&relevance.of(a)).then(b.cmp(&a)));
     let mut chosen: Vec<(usize, Vec<Step>)> = Vec::new();
     let mut tokens = 0;
     for t in candidates.into_iter().take(RECALL_TURNS) {

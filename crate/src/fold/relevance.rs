@@ -45,6 +45,28 @@ struct Doc {
     end: Option<f64>,
 }
 
+/// How much each turn has to do with a prompt.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Relevance {
+    /// Its BM25 score plus its neighbours' (see the module docs), in [0, 1]: 1 for the best,
+    /// all 0 when no turn shares a term with the prompt. Empty without a prompt.
+    pub score: Vec<f64>,
+    /// The share of the prompt's weight (the idf of its terms that occur in the session) that
+    /// the turn itself contains, in [0, 1].
+    pub coverage: Vec<f64>,
+}
+
+impl Relevance {
+    pub fn is_empty(&self) -> bool {
+        self.score.is_empty()
+    }
+
+    /// The score of turn `t` (0 beyond the turns scored).
+    pub fn of(&self, t: usize) -> f64 {
+        self.score.get(t).copied().unwrap_or(0.0)
+    }
+}
+
 /// The turns of a history as BM25 documents.
 #[derive(Debug, Default)]
 pub struct Corpus {
@@ -133,10 +155,9 @@ impl Corpus {
         }
     }
 
-    /// How much each turn has to do with `query`, in [0, 1] (1 for the best; all 0 when no turn
-    /// shares a term with it): its BM25 score plus its neighbours' (see the module docs).
-    pub fn relevance(&self, query: &str) -> Vec<f64> {
-        let s = self.scores(query);
+    /// How much each turn has to do with `query` (see [`Relevance`]).
+    pub fn relevance(&self, query: &str) -> Relevance {
+        let (s, coverage) = self.scores(query);
         let n = s.len();
         let mut out: Vec<f64> = (0..n)
             .map(|t| {
@@ -158,7 +179,7 @@ impl Corpus {
         if max > 0.0 {
             out.iter_mut().for_each(|x| *x /= max);
         }
-        out
+        Relevance { score: out, coverage }
     }
 
     /// Whether turns `a < b` follow each other with no long pause between any two of them.
@@ -169,13 +190,16 @@ impl Corpus {
         })
     }
 
-    /// The BM25 score of every turn for `query` (0 for turns that share no term with it).
-    pub fn scores(&self, query: &str) -> Vec<f64> {
+    /// The BM25 score of every turn for `query` (0 for turns that share no term with it), and
+    /// the share of the query's weight (the idf of its terms the corpus knows) it contains.
+    pub fn scores(&self, query: &str) -> (Vec<f64>, Vec<f64>) {
         let mut out = vec![0.0; self.docs.len()];
+        let mut coverage = vec![0.0; self.docs.len()];
         let n = self.docs.len() as f64;
         if self.docs.is_empty() {
-            return out;
+            return (out, coverage);
         }
+        let mut weight = 0.0;
         let avg = (self.total_len as f64 / n).max(1.0);
         for term in query_terms(query) {
             let Some(&id) = self.vocab.get(&term) else { continue };
@@ -185,13 +209,18 @@ impl Corpus {
             }
             let df = list.len() as f64;
             let idf = ((n - df + 0.5) / (df + 0.5)).ln_1p();
+            weight += idf;
             for &(d, tf) in list {
                 let tf = f64::from(tf);
                 let len = f64::from(self.docs[d as usize].len);
                 out[d as usize] += idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len / avg));
+                coverage[d as usize] += idf;
             }
         }
-        out
+        if weight > 0.0 {
+            coverage.iter_mut().for_each(|c| *c /= weight);
+        }
+        (out, coverage)
     }
 }
 
@@ -328,9 +357,9 @@ mod tests {
         ms.extend(turn("What about bread?", "A sourdough levain peaks after eight hours."));
         ms.extend(turn("And the trip budget?", "About 900 euros for the trip."));
         let c = corpus(&ms);
-        let s = c.scores("when does the levain peak?");
+        let s = c.scores("when does the levain peak?").0;
         assert!(s[1] > 0.0 && s[0] == 0.0 && s[2] == 0.0, "{s:?}");
-        let s = c.scores("Lisbon trip");
+        let s = c.scores("Lisbon trip").0;
         assert!(s[0] > s[2] && s[2] > 0.0 && s[1] == 0.0, "{s:?}");
     }
 
@@ -343,9 +372,9 @@ mod tests {
             json!({"role": "assistant", "content": [{"type": "text", "text": "done"}]}),
         ];
         let c = corpus(&ms);
-        assert!(c.scores("hat136")[0] > 0.0);
-        assert!(c.scores("NO6JO3")[0] > 0.0);
-        assert!(c.scores("get_reservation")[0] > 0.0);
+        assert!(c.scores("hat136").0[0] > 0.0);
+        assert!(c.scores("NO6JO3").0[0] > 0.0);
+        assert!(c.scores("get_reservation").0[0] > 0.0);
     }
 
     #[test]
@@ -353,7 +382,7 @@ mod tests {
         let mut ms = turn("我们明天去杭州旅游", "好的，杭州西湖很漂亮。");
         ms.extend(turn("编译器报错了", "请检查类型。"));
         let c = corpus(&ms);
-        let s = c.scores("杭州怎么样");
+        let s = c.scores("杭州怎么样").0;
         assert!(s[0] > 0.0 && s[1] == 0.0, "{s:?}");
     }
 
@@ -396,13 +425,18 @@ mod tests {
         ];
         let c = corpus(&ms);
         let r = c.relevance("tell me about the puppy");
-        assert_eq!(r[0], 1.0);
+        assert_eq!(r.score[0], 1.0);
         assert!(
-            r[1] > 0.0 && r[1] < 1.0,
+            r.score[1] > 0.0 && r.score[1] < 1.0,
             "the next turn of the sitting gets a share: {r:?}"
         );
-        assert_eq!(r[2], 0.0, "not across the pause");
-        assert_eq!(c.relevance("nothing shared").iter().sum::<f64>(), 0.0);
+        assert_eq!(r.score[2], 0.0, "not across the pause");
+        assert_eq!(
+            r.coverage,
+            [1.0, 0.0, 0.0],
+            "the turn itself holds the query's one known term"
+        );
+        assert_eq!(c.relevance("nothing shared").score.iter().sum::<f64>(), 0.0);
     }
 
     #[test]
@@ -410,7 +444,7 @@ mod tests {
         let mut ms = turn("alpha beta", "gamma");
         ms.extend(turn("delta", "epsilon"));
         let mut c = corpus(&ms);
-        let before = c.scores("gamma epsilon");
+        let before = c.scores("gamma epsilon").0;
         ms.extend(turn("zeta", "eta"));
         let cache = HistoryCache::of(&ms);
         c.sync(&cache.view(&ms));

@@ -379,7 +379,7 @@ impl Session {
         }
         let relevance = match prompt.filter(|p| !p.trim().is_empty()) {
             Some(p) => self.corpus.relevance(p),
-            None => Vec::new(),
+            None => Default::default(),
         };
         let (_, spans) = h.split();
         let id = |t: usize| self.id_of(spans[t].key);

@@ -15,7 +15,7 @@ pub(super) fn steps_tokens(h: &History, steps: &[Step]) -> usize {
 pub(super) const STUB_CONTINUATION_TOKENS: usize = 3;
 
 /// Tokens of turn `t` as it would be rendered. A stub that continues the previous turn's
-/// stub run of the same topic costs only its share of the run's id range; a run head is
+/// stub run costs only its share of the run's id range; a run head is
 /// costed as a run of one (a slight over-estimate, so the budget holds).
 pub(super) fn cost<'a>(
     h: &History,
@@ -27,7 +27,8 @@ pub(super) fn cost<'a>(
 ) -> usize {
     let p = &plans[t];
     let steps = match p.render {
-        Render::Cleaned | Render::Frozen(_) => return steps_tokens(h, &p.steps),
+        Render::Cleaned => return steps_tokens(h, &p.steps),
+        Render::Frozen(_) => return steps_tokens(h, p.frozen.as_deref().unwrap_or_default()),
         Render::Summary => summary_steps(h, p, ctx.summaries.get(id).map_or("", String::as_str)),
         Render::Stub => {
             // Costed as the continuation of any stub before it: one stub per topic when that

@@ -43,6 +43,7 @@ use crate::config::Config;
 use crate::fold::append;
 use crate::fold::layout::{Laid, Layout, Recall};
 use crate::fold::recall;
+use crate::fold::relevance::Relevance;
 use crate::fold::summary::Recovery;
 use crate::hash::{HashMap, HashSet};
 use crate::model::steps::Step;
@@ -135,9 +136,8 @@ pub struct Context {
     pub relevant_topics: HashSet<usize>,
     /// Per turn: sub-topic label from the background classifier, if any.
     pub subtopic_of: Vec<Option<String>>,
-    /// Per turn: how much it has to do with the upcoming prompt, in [0, 1] (1 for the turn
-    /// that has most to do with it); empty without a prompt.
-    pub relevance: Vec<f64>,
+    /// Per turn: how much it has to do with the upcoming prompt; empty without a prompt.
+    pub relevance: Relevance,
     /// Summaries by turn id.
     pub summaries: Rc<HashMap<String, String>>,
     /// Turns folded by earlier plans (sticky).
@@ -181,9 +181,10 @@ enum Render {
 
 struct TurnPlan {
     span: TurnSpan,
-    /// Steps of this turn (sources inside the span): cleaned, then possibly cut or masked;
-    /// for a frozen turn, the steps it was sent as.
+    /// Steps of this turn (sources inside the span): cleaned, then possibly cut or masked.
     steps: Vec<Step>,
+    /// The steps an earlier request sent it as, when it stays so (`Render::Frozen`).
+    frozen: Option<Vec<Step>>,
     render: Render,
     truncated: bool,
     masked: bool,
@@ -257,6 +258,7 @@ pub fn assemble(h: &History, budget: usize, cfg: &Config, ctx: &Context, prev: O
         let mut plan = TurnPlan {
             span: span.clone(),
             steps,
+            frozen: None,
             render: Render::Cleaned,
             truncated: false,
             masked: false,
@@ -276,13 +278,14 @@ pub fn assemble(h: &History, budget: usize, cfg: &Config, ctx: &Context, prev: O
         {
             // Sent reduced by an earlier request: it stays as it was sent (a stub or summary
             // for good; cut or masked tool results may still fold further).
-            plan.steps = l.steps.clone();
             match l.explain.decision {
                 d @ (Decision::Stubbed | Decision::Summarized) => {
+                    plan.frozen = Some(l.steps.clone());
                     plan.render = Render::Frozen(d);
                     plan.earlier = true;
                 }
                 d => {
+                    plan.steps = l.steps.clone();
                     plan.masked = d == Decision::Masked;
                     plan.truncated = d == Decision::Truncated;
                 }
@@ -330,7 +333,17 @@ pub fn assemble(h: &History, budget: usize, cfg: &Config, ctx: &Context, prev: O
 
     // Fit the budget: one step down to the low-water mark when over the high-water mark.
     let order = priority::fold_order(&plans, ctx);
-    let fitted = reduce::fit(h, &mut plans, &pre_steps, &order, budget, cfg, ctx, &label, &id);
+    let mut fitted = reduce::fit(h, &mut plans, &pre_steps, &order, budget, cfg, ctx, &label, &id);
+    if fitted.estimated > budget && plans.iter().any(|p| p.frozen.is_some()) {
+        // What earlier requests folded no longer fits as it was sent: it folds again, into as
+        // few stubs as it takes (the budget is a hard limit).
+        for p in plans.iter_mut().filter(|p| p.frozen.is_some()) {
+            p.frozen = None;
+            p.render = Render::Stub;
+        }
+        let order = priority::fold_order(&plans, ctx);
+        fitted = reduce::fit(h, &mut plans, &pre_steps, &order, budget, cfg, ctx, &label, &id);
+    }
 
     // Folded turns the prompt refers to come back before the prompt (room permitting).
     let target = (budget as f64 * cfg.low_water()) as usize;

@@ -24,7 +24,7 @@ pub(super) fn fold_order(plans: &[TurnPlan], ctx: &Context) -> Vec<usize> {
         let p = &plans[t];
         let relevant_topic = ctx.topic_of.get(t).is_some_and(|k| ctx.relevant_topics.contains(k));
         let age = (n - 1 - t) as f64;
-        RELEVANCE * ctx.relevance.get(t).copied().unwrap_or(0.0)
+        RELEVANCE * ctx.relevance.of(t)
             + TOPIC * f64::from(u8::from(relevant_topic || !p.other_topic))
             + RECENCY / (1.0 + age / RECENCY_TURNS)
             + if p.protected { PROTECTED } else { 0.0 }

@@ -90,14 +90,7 @@ pub(super) fn fit<'a>(
         }
         let collapse = total(plans) > budget;
         drop_system = drop_system || (collapse && !cfg.preserve_system_messages);
-        let mut rendered = render(h, plans, pre_steps, drop_system, false, ctx, label, id);
-        if rendered.estimated > budget {
-            // One stub per topic does not fit: adjacent stubs of different topics share one.
-            let merged = render(h, plans, pre_steps, drop_system, true, ctx, label, id);
-            if merged.estimated < rendered.estimated {
-                rendered = merged;
-            }
-        }
+        let rendered = render(h, plans, pre_steps, drop_system, ctx, label, id);
         let foldable = order
             .iter()
             .any(|&t| !keep_whole[t] && !matches!(plans[t].render, Render::Stub | Render::Frozen(_)));

@@ -1,5 +1,5 @@
-//! Rendering: the steps of a plan from the turn plans (one stub for a run of stubbed turns of
-//! a topic; a frozen turn as it was sent), with each turn's explanation; phase 4 (content as
+//! Rendering: the steps of a plan from the turn plans (one stub for a run of stubbed turns; a
+//! frozen turn as it was sent), with each turn's explanation; phase 4 (content as
 //! parts). It never changes what a turn became.
 
 use super::cost::steps_tokens;
@@ -18,16 +18,13 @@ pub(super) struct Rendered {
     pub(super) estimated: usize,
 }
 
-/// Builds the steps from the turn plans: adjacent stubbed turns of one topic share one stub
-/// (with `merge_topics`, adjacent stubbed turns of any topics); `drop_system` leaves out
-/// system messages of the preamble.
-#[allow(clippy::too_many_arguments)]
+/// Builds the steps from the turn plans: adjacent stubbed turns share one stub (naming up to
+/// three of their topics); `drop_system` leaves out system messages of the preamble.
 pub(super) fn render<'a>(
     h: &History,
     plans: &[TurnPlan],
     pre_steps: &[Step],
     drop_system: bool,
-    merge_topics: bool,
     ctx: &Context,
     label: &dyn Fn(usize) -> &'a str,
     id: &dyn Fn(usize) -> Cow<'a, str>,
@@ -43,7 +40,7 @@ pub(super) fn render<'a>(
     while t < n {
         if plans[t].render == Render::Stub {
             let mut end = t + 1;
-            while end < n && plans[end].render == Render::Stub && (merge_topics || label(end) == label(t)) {
+            while end < n && plans[end].render == Render::Stub {
                 end += 1;
             }
             let ids: Vec<String> = (t..end).map(|k| id(k).into_owned()).collect();
@@ -77,7 +74,7 @@ pub(super) fn render<'a>(
                 let s = summary_steps(h, p, ctx.summaries.get(&*id(t)).map(String::as_str).unwrap_or(""));
                 (Decision::Summarized, s)
             }
-            Render::Frozen(d) => (d, p.steps.clone()),
+            Render::Frozen(d) => (d, p.frozen.clone().unwrap_or_default()),
             Render::Stub | Render::Cleaned => {
                 let changed = p.steps.iter().any(|s| s.message.is_some()) || p.steps.len() != p.span.range.len();
                 let d = if p.masked {
