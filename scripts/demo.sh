@@ -3,10 +3,11 @@
 #   1. clean: samples/session.jsonl (a five-turn coding session with thinking and tool calls):
 #      what the model would see before and after, and the engine's log line;
 #   2. fold:  samples/multitopic.jsonl (a day of questions on four subjects) fitted to a
-#      900-token budget, with the upcoming prompt about an earlier subject: the per-turn
-#      decisions (kept, cleaned, stubbed, summarized) and the messages the model would see.
-#      The five protected recent turns take ~430 tokens; the hike turns the prompt brings back
-#      need ~320 more, so the budget leaves room for them and folds the bread turns.
+#      1,400-token budget, with the upcoming prompt about an earlier subject: the per-turn
+#      decisions (kept, cleaned, masked, stubbed, summarized) and the messages the model would
+#      see. The plan folds down to 60 % of the budget (the room above is for the next turns to
+#      append to): the hike turns the prompt refers to stay (the first one's web searches as
+#      one-line placeholders that keep their facts), the bread and script turns fold.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -14,5 +15,5 @@ bash scripts/build.sh
 CLI="node pkg-template/js/cli.js"
 printf '\n== clean: samples/session.jsonl ==\n'
 $CLI clean samples/session.jsonl
-printf '\n== fold: samples/multitopic.jsonl, budget 900 tokens ==\n'
-$CLI assemble samples/multitopic.jsonl --budget 900 --prompt "And how long does the whole Alta Via 1 take?"
+printf '\n== fold: samples/multitopic.jsonl, budget 1,400 tokens ==\n'
+$CLI assemble samples/multitopic.jsonl --budget 1400 --prompt "And how long does the whole Alta Via 1 take?"

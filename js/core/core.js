@@ -293,30 +293,39 @@ export function formatLogLine(sessionKey, s) {
 }
 
 /** The over-budget note: the one spelling of the log, the CLI and the playground. */
-export const OVER_BUDGET_NOTE = "over-budget: the protected recent turns alone exceed the budget";
+export const OVER_BUDGET_NOTE = "over-budget: the newest turn alone exceeds the budget";
 
 /**
  * The one line per model request, the same words in the gateway log, the CLI's `assemble` and
- * the playground: the cleaner's fields (`formatLogLine`), then ` folded=N truncated=M budget=B`
- * when folding changed something, then the over-budget note (after the budget) when the
- * protected recent turns alone exceed it.
+ * the playground: the cleaner's fields (`formatLogLine`), then
+ * ` folded=N masked=K truncated=M [recalled=R] budget=B [replanned]` when folding changed
+ * something, then the over-budget note (after the budget) when the newest turn alone exceeds
+ * it.
  * @param {string} sessionKey
- * @param {{clean: CleanStats, stubbed: number, summarized: number, truncated: number, budget: number, overBudget: boolean}} stats
+ * @param {{clean: CleanStats, stubbed: number, summarized: number, truncated: number, masked?: number, recalled?: number, replanned?: boolean, budget: number, overBudget: boolean}} stats
  *   the stats of a budgeted assemble
  */
 export function formatRequestLine(sessionKey, stats) {
   const folded = stats.stubbed + stats.summarized;
+  const masked = stats.masked ?? 0;
+  const recalled = stats.recalled ?? 0;
   const budget = ` budget=${stats.budget}`;
-  const fold = folded + stats.truncated > 0 ? ` folded=${folded} truncated=${stats.truncated}${budget}` : stats.overBudget ? budget : "";
+  const fold =
+    folded + masked + stats.truncated + recalled > 0
+      ? ` folded=${folded} masked=${masked} truncated=${stats.truncated}${recalled > 0 ? ` recalled=${recalled}` : ""}${budget}${stats.replanned ? " replanned" : ""}`
+      : stats.overBudget
+        ? budget
+        : "";
   return formatLogLine(sessionKey, stats.clean) + fold + (stats.overBudget ? ` ${OVER_BUDGET_NOTE}` : "");
 }
 
 /**
  * True when a request is worth its line: something was cleaned or folded, or it is over budget.
- * @param {{clean: CleanStats, stubbed: number, summarized: number, truncated: number, overBudget?: boolean}} stats
+ * @param {{clean: CleanStats, stubbed: number, summarized: number, truncated: number, masked?: number, recalled?: number, overBudget?: boolean}} stats
  */
 export function worthLogging(stats) {
-  return changed(stats.clean) || stats.stubbed + stats.summarized + stats.truncated > 0 || Boolean(stats.overBudget);
+  const reduced = stats.stubbed + stats.summarized + stats.truncated + (stats.masked ?? 0) + (stats.recalled ?? 0);
+  return changed(stats.clean) || reduced > 0 || Boolean(stats.overBudget);
 }
 
 /**

@@ -94,15 +94,15 @@ export interface EngineOptions {
   cleanThinking?: boolean;
   /** Clear the top-level reasoning_content field (OpenAI-compatible format) of completed turns. Default true. */
   clearReasoningContent?: boolean;
-  /** Drop completed tool results of completed turns, together with the tool calls they answer. Default true. */
+  /** Mode clean: drop completed tool results of completed turns, together with the tool calls they answer. Default true. (Mode fold keeps them while the budget allows and masks them under pressure.) */
   dropToolResults?: boolean;
-  /** Drop assistant messages of completed turns that only carried tool calls. Default true. */
+  /** Mode clean: drop assistant messages of completed turns that only carried tool calls. Default true. */
   dropToolCallMessages?: boolean;
   /** Leave this many completed turns before the current one uncleaned (0–10000). Default 0. */
   keepRecentTurns?: number;
   /** Token budget when the call passes none (≥ 256). Default 128000. */
   maxTokens?: number;
-  /** Share of the budget above which truncation and summarization start, in (0, 1]. Default 0.8. */
+  /** The high-water mark: share of the budget above which the request is planned anew, in (0, 1]; below it a request only appends. Default 0.8. */
   summarizeThreshold?: number;
   /** Never fold or prune system messages and the preamble (compaction summaries). Default true. */
   preserveSystemMessages?: boolean;
@@ -120,6 +120,8 @@ export interface EngineOptions {
   promptRelevanceThreshold?: number;
   /** Stub turns of other topics even when the budget would fit them. Default false. */
   foldOtherTopics?: boolean;
+  /** Share of the budget a new plan folds down to (the low-water mark, (0, 1], at most summarizeThreshold). Default 0.6. */
+  foldTarget?: number;
   /** The plugin's state folder. No effect in the library, which keeps no files. */
   stateDir?: string;
   /** The plugin's summary model. No effect in the library, which calls no LLM. */

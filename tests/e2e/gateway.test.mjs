@@ -59,7 +59,7 @@ const textOf = (m) =>
   typeof m?.content === "string" ? m.content : Array.isArray(m?.content) ? m.content.map((p) => (typeof p === "string" ? p : (p?.text ?? ""))).join("\n") : "";
 const isAgentRequest = (r) => Array.isArray(r.body?.tools) && r.body.tools.length > 0;
 const REQUEST_LINE =
-  /^\[contextfold\] session=(\S+) (\d+)→(\d+) msgs (\d+)→(\d+) tok \(-?\d+\) cleanedRC=\d+ cleanedThink=\d+ dropTool=\d+ dropAsstTC=\d+(?: folded=(\d+) truncated=\d+ budget=(\d+))?(?: budget=(\d+))?( over-budget: the protected recent turns alone exceed the budget)?$/;
+  /^\[contextfold\] session=(\S+) (\d+)→(\d+) msgs (\d+)→(\d+) tok \(-?\d+\) cleanedRC=\d+ cleanedThink=\d+ dropTool=\d+ dropAsstTC=\d+(?: folded=(\d+) masked=\d+ truncated=\d+(?: recalled=\d+)? budget=(\d+)(?: replanned)?)?(?: budget=(\d+))?( over-budget: the newest turn alone exceeds the budget)?$/;
 const isRequestLine = (message) => message.startsWith("[contextfold] session=") && /→\d+ msgs /.test(message);
 
 describe("contextfold in a running gateway: answer room, one line per request, commands, compaction, config under load", {
@@ -199,7 +199,7 @@ describe("contextfold in a running gateway: answer room, one line per request, c
       assert.ok(lines.length <= t.requests.length, `${t.tag}: ${lines.length} lines for ${t.requests.length} model requests:\n${lines.join("\n")}`);
       for (const l of lines) {
         assert.match(l, REQUEST_LINE);
-        assert.doesNotMatch(l, /folded=0 truncated=0|OVER-BUDGET/);
+        assert.doesNotMatch(l, /folded=0 masked=0 truncated=0 budget|OVER-BUDGET/);
       }
     }
   });

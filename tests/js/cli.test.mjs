@@ -202,12 +202,14 @@ test("assemble's stderr line: the request line of the log, with folding fields o
   const plain = cli(["assemble", SAMPLE, "--json"]);
   assert.equal(plain.code, 0, plain.stderr);
   const line = plain.stderr.split("\n").find((l) => l.startsWith("[contextfold]"));
-  assert.match(line, /^\[contextfold\] session=sample-ledger-session 25→10 msgs \d+→\d+ tok \(-\d+\) cleanedRC=0 cleanedThink=11 dropTool=8 dropAsstTC=6$/);
+  // Within the budget, mode fold keeps tool results (the budget has room for them): only the
+  // thinking of finished turns goes (not on tool-call messages, which keep it for the provider).
+  assert.match(line, /^\[contextfold\] session=sample-ledger-session 25→25 msgs \d+→\d+ tok \(-\d+\) cleanedRC=0 cleanedThink=4 dropTool=0 dropAsstTC=0$/);
   const file = SAMPLE.replace("session.jsonl", "multitopic.jsonl");
   const folded = cli(["assemble", file, "--json", "--budget", "600"]);
-  assert.match(folded.stderr, /dropAsstTC=\d+ folded=[1-9]\d* truncated=\d+ budget=600$/m);
-  // over budget without folding: the budget and the one over-budget note
+  assert.match(folded.stderr, /dropAsstTC=\d+ folded=[1-9]\d* masked=\d+ truncated=\d+ budget=600 replanned$/m);
+  // over budget: everything but the newest turn (a live tool loop here) folds; the one note
   const over = cli(["assemble", SAMPLE, "--json", "--budget", "256"]);
-  assert.match(over.stderr, /dropAsstTC=6 budget=256 over-budget: the protected recent turns alone exceed the budget$/m);
+  assert.match(over.stderr, /dropAsstTC=0 folded=4 masked=0 truncated=0 budget=256 replanned over-budget: the newest turn alone exceeds the budget$/m);
   assert.doesNotMatch(over.stderr, /OVER-BUDGET|folded=0/);
 });

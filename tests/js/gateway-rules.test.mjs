@@ -182,15 +182,23 @@ test("the request line: folding fields only when folding changed something; one 
   const base = "[contextfold] session=k 10→8 msgs 900→700 tok (-200) cleanedRC=0 cleanedThink=2 dropTool=1 dropAsstTC=1";
   const stats = { clean, stubbed: 0, summarized: 0, truncated: 0, budget: 128000, overBudget: false };
   assert.equal(core.formatRequestLine("k", stats), base);
-  assert.equal(core.formatRequestLine("k", { ...stats, stubbed: 2, summarized: 1, truncated: 1, budget: 600 }), `${base} folded=3 truncated=1 budget=600`);
+  assert.equal(
+    core.formatRequestLine("k", { ...stats, stubbed: 2, summarized: 1, truncated: 1, masked: 2, budget: 600 }),
+    `${base} folded=3 masked=2 truncated=1 budget=600`,
+  );
+  assert.equal(
+    core.formatRequestLine("k", { ...stats, stubbed: 2, recalled: 1, budget: 600, replanned: true }),
+    `${base} folded=2 masked=0 truncated=0 recalled=1 budget=600 replanned`,
+  );
   assert.equal(
     core.formatRequestLine("k", { ...stats, budget: 300, overBudget: true }),
-    `${base} budget=300 over-budget: the protected recent turns alone exceed the budget`,
+    `${base} budget=300 over-budget: the newest turn alone exceeds the budget`,
   );
   assert.equal(
     core.formatRequestLine("k", { ...stats, stubbed: 1, budget: 300, overBudget: true }),
-    `${base} folded=1 truncated=0 budget=300 over-budget: the protected recent turns alone exceed the budget`,
+    `${base} folded=1 masked=0 truncated=0 budget=300 over-budget: the newest turn alone exceeds the budget`,
   );
+  assert.equal(core.worthLogging({ ...stats, clean: { ...clean, cleanedThink: 0, dropTool: 0, dropAsstTC: 0 }, masked: 1 }), true);
   assert.equal(core.worthLogging(stats), true);
   const none = { ...clean, cleanedThink: 0, dropTool: 0, dropAsstTC: 0 };
   assert.equal(core.worthLogging({ ...stats, clean: none }), false);

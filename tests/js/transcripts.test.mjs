@@ -82,7 +82,8 @@ function file(name, content) {
 /**
  * A well-formed output: every kept tool call is answered before the next user/assistant
  * message (the last turn may be open) and every result answers a call of the nearest
- * assistant message; no two user (or assistant) messages in a row; no empty assistant.
+ * assistant message; no two user (or assistant) messages in a row (a call, its results and
+ * the answer are apart); no empty assistant.
  */
 function assertValid(messages) {
   let lastRole;
@@ -92,6 +93,7 @@ function assertValid(messages) {
     if (m.role === "toolResult") {
       assert.ok(open.has(m.toolCallId), `message ${i}: result ${m.toolCallId} answers no open call`);
       open.delete(m.toolCallId);
+      lastRole = m.role;
       return;
     }
     const last = i === core.length - 1;

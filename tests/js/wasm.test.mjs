@@ -80,9 +80,11 @@ test("a live session sends only new messages, and still sees every change the ho
     .map((l) => JSON.parse(l))
     .filter((v) => v.type === "message")
     .map((v) => v.message);
+  // What the model gets, and what became of each turn (a live session's explanations of
+  // earlier turns are those of the plan that laid them out; their reasons may differ).
   const plan = (s, msgs, budget = 100000) => {
     const r = s.assemble({ messages: msgs, prompt: "next question", budget });
-    return { messages: applySteps(msgs, r.steps), turns: r.turns };
+    return { messages: applySteps(msgs, r.steps), turns: r.turns.map((t) => ({ id: t.id, decision: t.decision })) };
   };
   // What a fresh session (the whole history crossing) makes of `msgs`.
   const fresh = (msgs, budget) => {

@@ -91,6 +91,9 @@ pub(crate) fn clean_window(
 /// Appends the turns of `h` after the ones `layout` lays out (it must lay out the start of
 /// `h`); `None` when the request would cross the high-water mark or the gate refuses it.
 pub fn append(h: &History, layout: &Layout, budget: usize, cfg: &Config, added: &Added) -> Option<Appended> {
+    if layout.cut {
+        return None;
+    }
     let (_, spans) = h.split();
     let k = layout.turns.len();
     let n = spans.len();

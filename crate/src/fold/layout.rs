@@ -64,9 +64,12 @@ pub struct Layout {
     /// What it was planned with: another config or recovery route plans again.
     pub config: Config,
     pub recovery: Recovery,
-    /// Unprotected turns sent whole, in the order the plan would fold them next (turn
-    /// positions): the ones worth a summary before the next plan.
+    /// Turns sent whole, in the order the plan would fold them next (turn positions): the ones
+    /// worth a summary before the next plan.
     pub fold_next: Vec<usize>,
+    /// The history changed inside it ([`Layout::cut`]): the next request is planned anew, with
+    /// what it still lays out.
+    pub cut: bool,
 }
 
 impl Layout {
@@ -86,6 +89,25 @@ impl Layout {
                 .iter()
                 .zip(spans)
                 .all(|(l, s)| l.key == s.key && l.range == s.range)
+    }
+
+    /// Forgets what it lays out from message `keep` on (the history changed there): the newest
+    /// turn when it reaches it; when a laid-out turn does, the turns and recall blocks from
+    /// there on, and the next request plans anew.
+    pub fn cut(&mut self, keep: usize) {
+        if self.tail.as_ref().is_some_and(|t| keep < t.range.end) {
+            self.tail = None;
+        }
+        if keep >= self.covered() {
+            return;
+        }
+        // A stub run's steps (on its first turn) reach to its last turn.
+        let reaches = |t: &Laid| t.range.end > keep || t.steps.iter().any(|s| s.source.is_some_and(|i| i >= keep));
+        let first = self.turns.iter().position(reaches).unwrap_or(self.turns.len());
+        self.turns.truncate(first);
+        let n = self.turns.len();
+        self.recalls.retain(|r| r.after <= n && r.turns.iter().all(|&t| t < n));
+        self.cut = true;
     }
 
     /// Whether turn `t` was recalled by one of its recall blocks.

@@ -70,7 +70,8 @@ pub struct Session {
     layout: Option<Layout>,
     /// The turns of the last planned history as documents, for prompt relevance.
     corpus: Corpus,
-    /// Index positions by turn key, for the index turns `0..by_key.0` (kept as the index grows).
+    /// Index positions by turn key (as the index writes it), for the index turns `0..by_key.0`
+    /// (kept as the index grows).
     by_key: (usize, HashMap<String, usize>),
 }
 
@@ -299,6 +300,10 @@ impl Session {
         let mut cache = std::mem::take(&mut self.cache);
         history.truncate(req.keep);
         cache.truncate(req.keep);
+        // A message the last request laid out changed: what came before it stays as it was sent.
+        if let Some(l) = self.layout.as_mut() {
+            l.cut(req.keep);
+        }
         self.held.truncate(req.keep);
         history.extend(req.append);
         cache.extend(&history);
@@ -417,10 +422,9 @@ impl Session {
 
     /// The id of the turn with content key `key`: the index's, else its content hash.
     fn id_of(&self, key: u64) -> String {
-        let hash = turns::hash_id(key);
-        match self.by_key.1.get(hash.as_str()) {
+        match self.by_key.1.get(format!("{key:016x}").as_str()) {
             Some(&p) => self.index.turns[p].id.clone(),
-            None => hash,
+            None => turns::hash_id(key),
         }
     }
 

@@ -206,8 +206,9 @@ const STICKY_REASON: &str = "folded earlier (sticky)";
 const COMPACTED_REASON: &str = "folded by a manual compaction";
 pub(super) const SHORT_ASK_CHARS: usize = 100;
 pub(super) const SUMMARY_ASK_TOKENS: usize = 200;
-/// A turn worth a background summary costs at least this much (a summary is ~120 tokens).
-pub(crate) const SUMMARY_WORTH_TOKENS: usize = 240;
+/// A turn worth a background summary costs at least this much as it is sent (the extractive
+/// summary is up to 120 tokens).
+pub(crate) const SUMMARY_WORTH_TOKENS: usize = 160;
 
 /// Plans what the model sees. `prev`: the layout of the previous request when it lays out the
 /// start of `h` (its folded turns stay as they were sent).
@@ -330,6 +331,7 @@ pub fn assemble(h: &History, budget: usize, cfg: &Config, ctx: &Context, prev: O
         }
         plans.push(plan);
     }
+    yield_protection(h, &mut plans, (budget as f64 * cfg.low_water()) as usize / 2);
 
     // Fit the budget: one step down to the low-water mark when over the high-water mark.
     let order = priority::fold_order(&plans, ctx);
@@ -366,6 +368,7 @@ pub fn assemble(h: &History, budget: usize, cfg: &Config, ctx: &Context, prev: O
 
     let Rendered {
         mut steps,
+        turn_steps,
         mut explains,
         estimated,
     } = fitted;
@@ -373,7 +376,9 @@ pub fn assemble(h: &History, budget: usize, cfg: &Config, ctx: &Context, prev: O
     let mut stats;
     let mut recalls = Vec::new();
     // The layout keeps each turn as it sits in place; the explanations say which came back.
-    let mut layout_turns = lay(&steps, &explains, spans, preamble.end, n);
+    let pre_end = turn_steps.first().map_or(steps.len(), |r| r.start);
+    let pre_steps = steps[..pre_end].to_vec();
+    let mut layout_turns = lay(&steps, &turn_steps, &explains, spans);
     let tail = layout_turns.pop();
     if let Some(b) = block {
         for &t in &b.turns {
@@ -431,7 +436,7 @@ pub fn assemble(h: &History, budget: usize, cfg: &Config, ctx: &Context, prev: O
     stats.over_budget = estimated > budget;
     let mut layout = Layout {
         preamble: preamble.clone(),
-        pre_steps: render::pre_steps_of(&steps, preamble.end),
+        pre_steps,
         turns: layout_turns,
         tail,
         clean: laid_clean,
@@ -441,6 +446,7 @@ pub fn assemble(h: &History, budget: usize, cfg: &Config, ctx: &Context, prev: O
         config: cfg.clone(),
         recovery: ctx.recovery,
         fold_next,
+        cut: false,
     };
     layout.tokens = cost::steps_tokens(h, &layout.steps_with(&[]));
     Assembled {
@@ -455,39 +461,46 @@ pub fn assemble(h: &History, budget: usize, cfg: &Config, ctx: &Context, prev: O
     }
 }
 
+/// Recent turns are protected while they fit in `room` (half the low-water mark), newest
+/// first: beyond it, what the prompt refers to must have room too, and older recent turns are
+/// weighed like the others.
+fn yield_protection(h: &History, plans: &mut [TurnPlan], room: usize) {
+    let mut used = 0;
+    for p in plans.iter_mut().rev() {
+        if !p.protected {
+            continue;
+        }
+        used += cost::steps_tokens(h, &p.steps);
+        if used > room && !p.fixed {
+            p.protected = false;
+            if p.render == Render::Cleaned {
+                p.reason = YIELDED_REASON.into();
+            }
+        }
+    }
+}
+
+/// The reason of a recent turn whose protection yielded.
+const YIELDED_REASON: &str = "recent turn (not protected: the recent turns take more than half of the fold target)";
+
 /// The decision of turn `t` in a rendered plan.
 fn explains_of(r: &Rendered, t: usize) -> Decision {
     r.explains[t].decision
 }
 
-/// The laid-out turns of a plan's steps: turns `0..frozen` with the steps that fall in each
-/// (a stub run's on its first turn).
-fn lay(steps: &[Step], explains: &[TurnExplain], spans: &[TurnSpan], pre_end: usize, frozen: usize) -> Vec<Laid> {
-    let mut out: Vec<Laid> = spans[..frozen]
+/// The turns of a plan as laid out: each with the steps it was rendered as.
+fn lay(steps: &[Step], turn_steps: &[std::ops::Range<usize>], explains: &[TurnExplain], spans: &[TurnSpan]) -> Vec<Laid> {
+    spans
         .iter()
         .zip(explains)
-        .map(|(s, e)| Laid {
+        .zip(turn_steps)
+        .map(|((s, e), r)| Laid {
             key: s.key,
             range: s.range.clone(),
-            steps: Vec::new(),
+            steps: steps[r.clone()].to_vec(),
             explain: e.clone(),
         })
-        .collect();
-    let mut t = 0;
-    for s in steps {
-        let Some(src) = s.source else { continue };
-        if src < pre_end {
-            continue;
-        }
-        while t + 1 < spans.len() && src >= spans[t + 1].range.start {
-            t += 1;
-        }
-        if t >= frozen {
-            break;
-        }
-        out[t].steps.push(s.clone());
-    }
-    out
+        .collect()
 }
 
 /// Up to `max` turns of `order` that have no summary yet and are large enough for one.

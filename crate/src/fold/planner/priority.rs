@@ -13,8 +13,9 @@ const TOPIC: f64 = 0.3;
 /// Weight of recency: `1 / (1 + age / RECENCY_TURNS)`, `age` in turns from the newest.
 const RECENCY: f64 = 0.5;
 const RECENCY_TURNS: f64 = 10.0;
-/// Protected recent turns come after every other turn.
-const PROTECTED: f64 = 10.0;
+/// Protected recent turns are worth more (they never fold unless the budget itself is at
+/// stake; this orders their tool results among the others').
+const PROTECTED: f64 = 0.5;
 
 /// The turns a plan may reduce (not fixed, not folded for good), least worth keeping first;
 /// equal values keep turn order (older first).

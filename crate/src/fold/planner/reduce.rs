@@ -2,11 +2,11 @@
 //! (see [`super::priority`]), until the request is down to the low-water mark. The steps, each
 //! tried on every turn before the next step starts:
 //! 1. huge tool results cut to head and tail;
-//! 2. tool results replaced by one-line placeholders (unprotected turns);
+//! 2. tool results replaced by one-line placeholders (protected turns too: protection is from
+//!    folding; they are worth more, so they come late);
 //! 3. unprotected turns folded to their summary (when one exists and is smaller);
 //! 4. unprotected turns folded to stubs;
-//! 5. tool results of protected turns masked, then protected turns folded (oldest first), only
-//!    while the request is over the budget itself.
+//! 5. protected turns folded (oldest first), only while the request is over the budget itself.
 //!
 //! The newest turn, a live tool loop and pinned turns are never reduced. It renders the
 //! result and folds further when the rendered request is still over the budget (a stub run's
@@ -74,10 +74,9 @@ pub(super) fn fit<'a>(
             let protected: Vec<usize> = (0..n).filter(|&t| plans[t].protected && order.contains(&t)).collect();
             for (turns, cut, goal) in [
                 (order, Cut::Truncate, target),
-                (&unprotected[..], Cut::Mask, target),
+                (order, Cut::Mask, target),
                 (&unprotected[..], Cut::Summary, target),
                 (&unprotected[..], Cut::Stub, target),
-                (&protected[..], Cut::Mask, target.max(budget)),
                 (&protected[..], Cut::Summary, target.max(budget)),
                 (&protected[..], Cut::Stub, target.max(budget)),
             ] {
@@ -87,6 +86,7 @@ pub(super) fn fit<'a>(
             for t in unfold_larger(h, plans, &reasons, ctx, label, id) {
                 keep_whole[t] = true;
             }
+            refill(h, plans, order, &reasons, target, pre_tokens, ctx, label, id);
         }
         let collapse = total(plans) > budget;
         drop_system = drop_system || (collapse && !cfg.preserve_system_messages);
@@ -163,6 +163,55 @@ fn apply<'a>(
         sum = sum + after - before;
     }
 }
+
+/// Folding stops once the request is down to `goal`, often below it (a large turn folded
+/// last): the turns worth most that this plan folded come back while they still fit, as they
+/// were before they folded (their tool results cut or masked).
+#[allow(clippy::too_many_arguments)]
+fn refill<'a>(
+    h: &History,
+    plans: &mut [TurnPlan],
+    order: &[usize],
+    reasons: &[String],
+    goal: usize,
+    pre_tokens: usize,
+    ctx: &Context,
+    label: &dyn Fn(usize) -> &'a str,
+    id: &dyn Fn(usize) -> Cow<'a, str>,
+) {
+    let n = plans.len();
+    let mut sum = pre_tokens + plans.iter().map(|p| p.tokens).sum::<usize>();
+    for &t in order.iter().rev().take(REFILL_TRIES) {
+        let p = &plans[t];
+        if p.earlier || p.protected || !matches!(p.render, Render::Stub | Render::Summary) {
+            continue;
+        }
+        let before = plans[t].tokens + if t + 1 < n { plans[t + 1].tokens } else { 0 };
+        let (render, reason) = (plans[t].render, std::mem::replace(&mut plans[t].reason, reasons[t].clone()));
+        plans[t].render = Render::Cleaned;
+        plans[t].tokens = cost(h, plans, t, ctx, label, &id(t));
+        if t + 1 < n {
+            plans[t + 1].tokens = cost(h, plans, t + 1, ctx, label, &id(t + 1));
+        }
+        let after = plans[t].tokens + if t + 1 < n { plans[t + 1].tokens } else { 0 };
+        if sum + after - before <= goal {
+            sum = sum + after - before;
+            if plans[t].masked {
+                plans[t].reason = "over budget: tool results masked".into();
+            }
+            continue;
+        }
+        plans[t].render = render;
+        plans[t].reason = reason;
+        plans[t].tokens = cost(h, plans, t, ctx, label, &id(t));
+        if t + 1 < n {
+            plans[t + 1].tokens = cost(h, plans, t + 1, ctx, label, &id(t + 1));
+        }
+    }
+}
+
+/// The turns worth most that [`refill`] tries to bring back.
+const REFILL_TRIES: usize = 32;
 
 /// Cuts the turn's huge tool results to head and tail; whether any was cut.
 fn truncate_results(h: &History, p: &mut TurnPlan, cfg: &Config) -> bool {

@@ -14,6 +14,8 @@ use std::rc::Rc;
 
 pub(super) struct Rendered {
     pub(super) steps: Vec<Step>,
+    /// Per turn: the steps it was rendered as (a stub run's on its first turn).
+    pub(super) turn_steps: Vec<std::ops::Range<usize>>,
     pub(super) explains: Vec<TurnExplain>,
     pub(super) estimated: usize,
 }
@@ -36,6 +38,7 @@ pub(super) fn render<'a>(
         .cloned()
         .collect();
     let mut explains = Vec::with_capacity(n);
+    let mut turn_steps = Vec::with_capacity(n);
     let mut t = 0;
     while t < n {
         if plans[t].render == Render::Stub {
@@ -63,13 +66,15 @@ pub(super) fn render<'a>(
             for (k, p) in plans[t..end].iter().enumerate() {
                 let tokens = if k == 0 { after } else { 0 };
                 explains.push(explain(&ids[k], label(t + k), Decision::Stubbed, p, tokens));
+                let end = steps.len() + run_steps.len();
+                turn_steps.push(if k == 0 { steps.len()..end } else { end..end });
             }
             steps.extend(run_steps);
             t = end;
             continue;
         }
         let p = &plans[t];
-        let (decision, mut turn_steps) = match p.render {
+        let (decision, mut rendered) = match p.render {
             Render::Summary => {
                 let s = summary_steps(h, p, ctx.summaries.get(&*id(t)).map(String::as_str).unwrap_or(""));
                 (Decision::Summarized, s)
@@ -89,10 +94,11 @@ pub(super) fn render<'a>(
                 (d, p.steps.clone())
             }
         };
-        normalize_content(h, &mut turn_steps);
-        let after = steps_tokens(h, &turn_steps);
+        normalize_content(h, &mut rendered);
+        let after = steps_tokens(h, &rendered);
         explains.push(explain(&id(t), label(t), decision, p, after));
-        steps.extend(turn_steps);
+        turn_steps.push(steps.len()..steps.len() + rendered.len());
+        steps.extend(rendered);
         t += 1;
     }
     // The preamble's content as parts too.
@@ -100,18 +106,10 @@ pub(super) fn render<'a>(
     let estimated = steps_tokens(h, &steps);
     Rendered {
         steps,
+        turn_steps,
         explains,
         estimated,
     }
-}
-
-/// The steps of a plan that belong to the preamble (sources before `pre_end`, at its start).
-pub(super) fn pre_steps_of(steps: &[Step], pre_end: usize) -> Vec<Step> {
-    steps
-        .iter()
-        .take_while(|s| s.source.is_some_and(|i| i < pre_end))
-        .cloned()
-        .collect()
 }
 
 /// Phase 4: every user, assistant and tool-result message carries an array of parts.
