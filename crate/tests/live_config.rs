@@ -53,12 +53,15 @@ fn text(s: String) -> Value {
     json!({"type": "text", "text": s})
 }
 
-/// Twelve turns, six about bread and six about Rust, after a system message: thinking,
+/// Twelve turns, six about bread and six about Rust, after a long system message: thinking,
 /// OpenAI-style `reasoning_content`, tool exchanges (a call-only message, a mixed text and
 /// call message), and an early turn that ends with a huge tool result (the cleaner keeps
 /// that exchange: dropping it would leave two prompts adjacent).
 fn history() -> Vec<Value> {
-    let mut m = vec![json!({"role": "system", "content": "You are a careful assistant."})];
+    // A system message long enough that at the smallest budget the request fits only without
+    // it (what `preserveSystemMessages` is about).
+    let rules = format!("You are a careful assistant. House rules: {}", words(&BREAD, 160, 0));
+    let mut m = vec![json!({"role": "system", "content": rules})];
     for t in 0..12 {
         let vocab: &[&str] = if t < 6 { &BREAD } else { &RUST };
         let id = format!("call_{t}");

@@ -6,7 +6,7 @@
 // playground drives a core session the same way (`replaySession` here), and both measure the
 // requests with `replaySummary`, which uses the one reuse rule (cache.js) and the one set of
 // prices (pricing.js).
-import { historyBudget } from "./room.js";
+import { HOST_COUNT_REPLANS, historyBudget, scaledBudget, smallerScale } from "./room.js";
 import { scanJsonl, activeBranch, toEntry } from "./readers.js";
 import { applySteps } from "./core.js";
 import { compareRequests, BREAK_REASONS } from "./cache.js";
@@ -223,11 +223,22 @@ export function replaySession(core, timeline, { turns, config = {}, budget, onRe
     const labelled = new Set();
     /** @type {string[]} */
     let pending = [];
+    /** @type {number | undefined} */
+    let hostScale;
     for (let j = 0; j < turns.length; j++) {
       const u = turns[j];
       const history = messages.slice(0, u);
-      // The history's budget as the plugin's adapter derives it from the host's (room.js).
-      const r = s.assemble({ messages: history, prompt: promptText(messages[u]), budget: historyBudget({ tokenBudget: budget }).budget });
+      // The history's budget as the plugin's adapter derives it from the host's (room.js),
+      // and planned within the host's count as the adapter plans it (engine.js `planWithin`).
+      const target = historyBudget({ tokenBudget: budget }).budget;
+      const req = { messages: history, prompt: promptText(messages[u]) };
+      let r = s.assemble({ ...req, budget: target === undefined ? undefined : scaledBudget(target, hostScale) });
+      for (let i = 0; target !== undefined && i < HOST_COUNT_REPLANS; i++) {
+        const scale = smallerScale(applySteps(history, r.steps), r, target, hostScale);
+        if (scale === undefined) break;
+        hostScale = scale;
+        r = s.assemble({ ...req, budget: scaledBudget(target, scale) });
+      }
       const planned = new Map((r.turns ?? []).map((t) => [t.id, t]));
       pending = [...new Set([...pending, ...(r.summarize ?? [])])].filter((id) => planned.has(id) && !summarized.has(id)).slice(-MAX_PENDING_SUMMARIES);
       requests.push({ turn: u, messages: applySteps(history, r.steps) });

@@ -16,6 +16,8 @@
 // first call (the first budget counted the prompt already). Without these figures a
 // documented share of the host's budget is kept back.
 
+/** @import { Message } from "./types.js" */
+
 /** Share of the host's budget kept back for the system prompt, tools and the answer when the host does not say how much it reserved. */
 export const RESERVE_SHARE = 0.25;
 /** The host counts characters / 4, times 1.25, when it fits the answer's max tokens into the window. */
@@ -147,4 +149,36 @@ export function hostTokens(messages) {
     if (m.tool_calls !== undefined) chars += hostChars(JSON.stringify(m.tool_calls));
   }
   return Math.ceil((chars / HOST_CHARS_PER_TOKEN) * HOST_MARGIN);
+}
+
+/** Plans up to this many times more when the host would count the history over its budget. */
+export const HOST_COUNT_REPLANS = 2;
+
+/**
+ * The budget to plan with so that the host counts the planned history within `target`:
+ * `target` times the session's `scale` (the smallest ratio of the engine's estimate to the
+ * host's count seen so far, at most 1). The scale only goes down, so from one request to
+ * the next the budget, and with it the plan the next requests append to, stays the same.
+ * @param {number} target
+ * @param {number} [scale]
+ */
+export function scaledBudget(target, scale = 1) {
+  return Math.max(1, Math.floor(target * Math.min(1, scale)));
+}
+
+/**
+ * The scale to plan again with when the host would count a plan's history over `target`:
+ * the engine's estimate of it over the host's count (what the engine estimates at `target`
+ * times it, the host counts at about `target`); `undefined` when the host counts it within
+ * `target`, or when a smaller budget would not help.
+ * @param {Message[]} history  the history as planned (the plan's messages)
+ * @param {{estimatedTokens: number, stats?: {overBudget?: boolean}}} r  the plan
+ * @param {number} target
+ * @param {number} [scale]  the scale it was planned with
+ */
+export function smallerScale(history, r, target, scale = 1) {
+  const counted = hostTokens(history);
+  if (counted <= target || r.estimatedTokens <= 0 || r.stats?.overBudget) return undefined;
+  const next = r.estimatedTokens / counted;
+  return next < Math.min(1, scale) ? next : undefined;
 }

@@ -15,7 +15,7 @@ import { LiveSession, LiveSessions } from "./live.js";
 import { JsonlTranscript, SqliteTranscript } from "./transcript.js";
 import { LlmBudget, LLM_DEFAULTS, pickComplete } from "./llm.js";
 import { summarizeQueued, labelSubtopic, confirmBoundary, turnMessages } from "./background.js";
-import { historyBudget, hostTokens, modelLimits, systemPromptTokens } from "../core/room.js";
+import { HOST_COUNT_REPLANS, historyBudget, modelLimits, scaledBudget, smallerScale, systemPromptTokens } from "../core/room.js";
 import { holdLine, requestLine, flushLine } from "./requestlog.js";
 
 /**
@@ -180,29 +180,24 @@ export function recoveryToolOffered(availableTools, turnAnswer) {
   return false;
 }
 
-/** Plans up to this many times more when the host would count the history over its budget. */
-const HOST_COUNT_REPLANS = 2;
-
 /**
  * Plans a request within its budget by the engine's estimate and by the host's count (what
- * the host uses to set the answer's max tokens, room.js): when the host would count the
- * planned history over the budget, plans again with the budget scaled by the two counts'
- * ratio, so the model keeps its answer room.
+ * the host uses to set the answer's max tokens, room.js): the budget is scaled by the
+ * session's ratio of the two counts, and when the host would still count the planned history
+ * over the budget, the ratio goes down and the request is planned again, so the model keeps
+ * its answer room and the next requests plan with the same budget (and append to this plan).
  * @param {OpenSession} s
  * @param {{messages: Message[], prompt?: string, budget?: number, recoveryTool?: boolean}} req
  */
 async function planWithin(s, req) {
-  let r = await s.assemble(req);
   const target = req.budget;
-  if (target === undefined) return r;
-  let budget = target;
+  if (target === undefined) return s.assemble(req);
+  let r = await s.assemble({ ...req, budget: scaledBudget(target, s.hostScale) });
   for (let i = 0; i < HOST_COUNT_REPLANS; i++) {
-    const counted = hostTokens(applySteps(req.messages, r.steps));
-    if (counted <= target || r.estimatedTokens <= 0) break;
-    const next = Math.max(1, Math.floor((target * r.estimatedTokens) / counted));
-    if (next >= budget || r.stats.overBudget) break;
-    budget = next;
-    r = await s.assemble({ ...req, budget });
+    const scale = smallerScale(applySteps(req.messages, r.steps), r, target, s.hostScale);
+    if (scale === undefined) break;
+    s.hostScale = scale;
+    r = await s.assemble({ ...req, budget: scaledBudget(target, scale) });
   }
   return r;
 }

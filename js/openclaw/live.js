@@ -92,6 +92,8 @@ export class LiveSession {
     this.lastAssemble = null;
     /** What this turn's first assemble decided of the history budget (room.js `historyBudget`). @type {{budget: number, pending?: number, hostBudget?: number, reserve?: number} | undefined} */
     this.turnRoom = undefined;
+    /** The engine's estimate over the host's count of what it planned, at most 1 (room.js `scaledBudget`). @type {number | undefined} */
+    this.hostScale = undefined;
     /** The log line of a plan that may still be planned again before it is sent (requestlog.js). @type {string | null} */
     this.heldLine = null;
     /** @type {Message[] | null} */

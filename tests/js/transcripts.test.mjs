@@ -521,11 +521,13 @@ async function writeLines(p, lines) {
   await once(ws, "finish");
 }
 
-test("a 50 MB tool result: clean, assemble and index stay under 12x the file size in memory", { timeout: 300_000 }, async () => {
+test("a 50 MB tool result: clean, assemble and index stay under 14x the file size in memory", { timeout: 300_000 }, async () => {
   // What the CLI holds at its peak (assemble): the file (1x), the parsed messages (1x), the
-  // request text for the core (messages and index entries: 2x), its copy inside the wasm
-  // memory (2x) and the core's parsed form (2x), plus Node's own ~50 MB. 12x leaves room for
-  // the garbage collector's timing; the measured figures are in bench/soak/README.md.
+  // request text for the core (1x), its copy inside the wasm memory (1x), serde_json's scratch
+  // buffer for a string with escapes (grown by doubling, up to 1.3x, held until the parse
+  // ends) and the parsed string (1x): wasm memory never shrinks, so that high-water mark
+  // stays; then the output (1x when the result is in it) and Node's own ~50 MB. 14x leaves
+  // room for the garbage collector's timing; the measured figures are in bench/soak/README.md.
   const big = Array.from({ length: (50 * 1024 * 1024) / 64 }, (_, i) => `row ${String(i).padStart(8, "0")}: ${"x".repeat(46)} ok`).join("\n");
   for (const where of ["completed", "live"]) {
     // completed: a, b, c, [bigc, bigr], d…h (the big exchange opens the tool turn); live: a…g
@@ -554,7 +556,7 @@ test("a 50 MB tool result: clean, assemble and index stay under 12x the file siz
       process.stderr.write(
         `[size] 50 MB tool result (${where} turn) ${cmd}: ${m.seconds.toFixed(1)} s (cpu ${m.cpu.toFixed(1)} s), peak ${(m.peak / 1048576).toFixed(0)} MiB = ${ratio.toFixed(1)}x the file\n`,
       );
-      assert.ok(ratio < 12, `${cmd}: peak ${(m.peak / 1048576).toFixed(0)} MiB is ${ratio.toFixed(1)}x the ${(size / 1048576).toFixed(0)} MiB file`);
+      assert.ok(ratio < 14, `${cmd}: peak ${(m.peak / 1048576).toFixed(0)} MiB is ${ratio.toFixed(1)}x the ${(size / 1048576).toFixed(0)} MiB file`);
     }
     rmSync(p);
   }

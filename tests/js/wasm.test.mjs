@@ -135,8 +135,11 @@ test("a live session sends only new messages, and still sees every change the ho
   // explanations change and cross again, the others are repeated.
   const tight = plan(live, messages, 400);
   assert.deepEqual(tight, fresh(messages, 400));
-  const folded = tight.turns.filter((t) => t.decision === "stubbed").length;
-  assert.ok(folded > 0, JSON.stringify(tight.turns.map((t) => t.decision)));
+  const folded = tight.turns.filter((t) => t.decision !== "cleaned").length;
+  assert.ok(
+    tight.turns.some((t) => t.decision === "stubbed"),
+    JSON.stringify(tight.turns.map((t) => t.decision)),
+  );
   assert.equal(live.lastTransfer().repeated, tight.turns.length - folded);
   live.free();
 });

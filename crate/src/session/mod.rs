@@ -348,7 +348,11 @@ impl Session {
             return r;
         }
         // Planned anew: the turns the previous request sent folded stay as they were sent.
-        let prev = self.layout.take().filter(|l| l.starts(h));
+        // Only under the same options: with others, what they folded is decided anew.
+        let prev = self
+            .layout
+            .take()
+            .filter(|l| l.config == self.config && l.recovery == recovery && l.starts(h));
         let mut ctx = self.context(h, prompt);
         ctx.recovery = recovery;
         if let Some(p) = prompt.filter(|p| !p.trim().is_empty()) {

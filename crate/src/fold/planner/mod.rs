@@ -195,6 +195,9 @@ struct TurnPlan {
     other_topic: bool,
     /// Folded by an earlier plan (it may come back in a recall block).
     earlier: bool,
+    /// Folded for being of another topic (`foldOtherTopics`), not for the budget: it is
+    /// decided anew by every plan, so it is not remembered as folded.
+    by_topic: bool,
     reason: String,
     tokens_before: usize,
     tokens: usize,
@@ -255,7 +258,9 @@ pub fn assemble(h: &History, budget: usize, cfg: &Config, ctx: &Context, prev: O
     for (t, (span, steps)) in spans.iter().zip(per_turn).enumerate() {
         let tid = id(t);
         let pinned = ctx.pinned.contains(&*tid);
-        let newest = t + 1 == n || live_turn.is_some_and(|l| t >= l);
+        // With the prompt apart, the newest turn is the prompt's: the history's last turn is
+        // complete and may lose its tool results when nothing else fits (it never folds).
+        let newest = (t + 1 == n && !ctx.history_complete) || live_turn.is_some_and(|l| t >= l);
         let mut plan = TurnPlan {
             span: span.clone(),
             steps,
@@ -267,6 +272,7 @@ pub fn assemble(h: &History, budget: usize, cfg: &Config, ctx: &Context, prev: O
             fixed: newest || pinned,
             other_topic: false,
             earlier: false,
+            by_topic: false,
             reason: String::new(),
             tokens_before: h.tokens_of(span.range.clone()),
             tokens: 0,
@@ -284,6 +290,7 @@ pub fn assemble(h: &History, budget: usize, cfg: &Config, ctx: &Context, prev: O
                     plan.frozen = Some(l.steps.clone());
                     plan.render = Render::Frozen(d);
                     plan.earlier = true;
+                    plan.by_topic = !ctx.folded.contains(&*tid) && !ctx.compacted.contains(&*tid);
                 }
                 d => {
                     plan.steps = l.steps.clone();
@@ -317,6 +324,7 @@ pub fn assemble(h: &History, budget: usize, cfg: &Config, ctx: &Context, prev: O
             }
             if plan.other_topic && cfg.fold_other_topics && !plan.protected {
                 plan.render = Render::Stub;
+                plan.by_topic = true;
             } else if plan.other_topic {
                 plan.reason.push_str(" (kept while the budget allows)");
             } else if plan.protected {
@@ -342,6 +350,7 @@ pub fn assemble(h: &History, budget: usize, cfg: &Config, ctx: &Context, prev: O
         for p in plans.iter_mut().filter(|p| p.frozen.is_some()) {
             p.frozen = None;
             p.render = Render::Stub;
+            p.by_topic = false;
         }
         let order = priority::fold_order(&plans, ctx);
         fitted = reduce::fit(h, &mut plans, &pre_steps, &order, budget, cfg, ctx, &label, &id);
@@ -393,10 +402,11 @@ pub fn assemble(h: &History, budget: usize, cfg: &Config, ctx: &Context, prev: O
         });
     }
 
-    // Folded by this plan or an earlier one (sticky).
+    // Folded for the budget by this plan or an earlier one (sticky).
     let mut folded: Vec<String> = (0..n)
         .filter(|&t| {
             !plans[t].fixed
+                && !plans[t].by_topic
                 && matches!(
                     explains[t].decision,
                     Decision::Summarized | Decision::Stubbed | Decision::Recalled
@@ -466,12 +476,13 @@ pub fn assemble(h: &History, budget: usize, cfg: &Config, ctx: &Context, prev: O
 /// weighed like the others.
 fn yield_protection(h: &History, plans: &mut [TurnPlan], room: usize) {
     let mut used = 0;
-    for p in plans.iter_mut().rev() {
+    // The history's last turn keeps its protection (it is what the prompt answers).
+    for (age, p) in plans.iter_mut().rev().enumerate() {
         if !p.protected {
             continue;
         }
         used += cost::steps_tokens(h, &p.steps);
-        if used > room && !p.fixed {
+        if used > room && !p.fixed && age > 0 {
             p.protected = false;
             if p.render == Render::Cleaned {
                 p.reason = YIELDED_REASON.into();
@@ -489,7 +500,12 @@ fn explains_of(r: &Rendered, t: usize) -> Decision {
 }
 
 /// The turns of a plan as laid out: each with the steps it was rendered as.
-fn lay(steps: &[Step], turn_steps: &[std::ops::Range<usize>], explains: &[TurnExplain], spans: &[TurnSpan]) -> Vec<Laid> {
+fn lay(
+    steps: &[Step],
+    turn_steps: &[std::ops::Range<usize>],
+    explains: &[TurnExplain],
+    spans: &[TurnSpan],
+) -> Vec<Laid> {
     spans
         .iter()
         .zip(explains)

@@ -8,7 +8,8 @@
 //! 4. unprotected turns folded to stubs;
 //! 5. protected turns folded (oldest first), only while the request is over the budget itself.
 //!
-//! The newest turn, a live tool loop and pinned turns are never reduced. It renders the
+//! The newest turn, a live tool loop and pinned turns are never reduced; with the prompt
+//! apart, the history's last turn may lose its tool results but never folds. It renders the
 //! result and folds further when the rendered request is still over the budget (a stub run's
 //! cost is estimated while folding).
 
@@ -71,7 +72,11 @@ pub(super) fn fit<'a>(
     loop {
         if reduce {
             let unprotected: Vec<usize> = order.iter().copied().filter(|&t| !plans[t].protected).collect();
-            let protected: Vec<usize> = (0..n).filter(|&t| plans[t].protected && order.contains(&t)).collect();
+            // The history's last turn never folds (with the prompt apart it may lose its
+            // tool results; otherwise it is fixed).
+            let protected: Vec<usize> = (0..n.saturating_sub(1))
+                .filter(|&t| plans[t].protected && order.contains(&t))
+                .collect();
             for (turns, cut, goal) in [
                 (order, Cut::Truncate, target),
                 (order, Cut::Mask, target),
@@ -183,11 +188,14 @@ fn refill<'a>(
     let mut sum = pre_tokens + plans.iter().map(|p| p.tokens).sum::<usize>();
     for &t in order.iter().rev().take(REFILL_TRIES) {
         let p = &plans[t];
-        if p.earlier || p.protected || !matches!(p.render, Render::Stub | Render::Summary) {
+        if p.earlier || p.by_topic || p.protected || !matches!(p.render, Render::Stub | Render::Summary) {
             continue;
         }
         let before = plans[t].tokens + if t + 1 < n { plans[t + 1].tokens } else { 0 };
-        let (render, reason) = (plans[t].render, std::mem::replace(&mut plans[t].reason, reasons[t].clone()));
+        let (render, reason) = (
+            plans[t].render,
+            std::mem::replace(&mut plans[t].reason, reasons[t].clone()),
+        );
         plans[t].render = Render::Cleaned;
         plans[t].tokens = cost(h, plans, t, ctx, label, &id(t));
         if t + 1 < n {
