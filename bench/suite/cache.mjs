@@ -12,11 +12,14 @@
 // previous request's exact size: the share of the previous prompt a provider could serve from
 // its cache. Also the request size and the part of it outside that prefix (what is billed at
 // the full input price). A break is a request that does not start with the whole previous
-// one; its position and cause (stub rewritten, summary landed, …) are recorded.
+// one; its position and cause (stub rewritten, summary landed, …) are recorded. Every request,
+// the first too, is priced with each preset's cache rule (js/core/pricing.js): `usd` sums them.
 import { engine, applyPlan, exactMessage, readSession, turnStarts, userText, recencySteps, estimates } from "./common.mjs";
 import { METHODS } from "./methods.mjs";
 // The reuse rule is the product's own (the replay command and the playground measure with it too).
 import { compareRequests } from "../../js/core/cache.js";
+// The prices are the product's own too (`contextfold replay --price`).
+import { PRICE_NAMES, PRICE_PRESETS, billedTokens, costOf } from "../../js/core/pricing.js";
 
 const SUMMARY_TOKENS = 120;
 
@@ -46,6 +49,7 @@ export async function replay({ name, file, budget, method, maxTurns = Infinity }
   const perTurn = [];
   let fallbacks = 0;
   let summariesMade = 0;
+  const usd = Object.fromEntries(PRICE_NAMES.map((p) => [p, 0]));
   // Turns folded (stub or summary) in one request and back in full in the next: with sticky
   // folds that happens only when the prompt or the latest turns refer to the turn's topic.
   let prevDecisions = null;
@@ -95,6 +99,7 @@ export async function replay({ name, file, budget, method, maxTurns = Infinity }
       }
       const out = applyPlan(history, steps);
       const c = compareRequests(prev, out, exactMessage);
+      for (const p of PRICE_NAMES) usd[p] += costOf(PRICE_PRESETS[p], billedTokens(PRICE_PRESETS[p].rule, c));
       if (prev) {
         const row = {
           turn: k,
@@ -133,6 +138,7 @@ export async function replay({ name, file, budget, method, maxTurns = Infinity }
     lastHistoryTokens: inputTokens,
     fallbacks,
     summariesMade,
+    usd,
     unfolds,
     breaks: broken.length,
     breakAtIndex: top(broken.map((t) => t.commonMessages)),

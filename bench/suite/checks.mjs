@@ -16,8 +16,11 @@ export const DEFAULT_MARGIN = 0.2;
  * large by accident, not a target (bench/size/README.md). It was 200 KiB; the core measured
  * 202.7 KiB (207,520 B) once it used std's Unicode case tables instead of hand-written ones,
  * std's sorts and joins instead of hand-written ones, and serde types for the rule calls
- * (activeBranch, pinnedTurns), so the guard sits about 10 % above that. */
-export const WASM_GZIP_LIMIT = 224 * 1024;
+ * (activeBranch, pinnedTurns), so the guard sat about 10 % above that, at 224 KiB. The fold
+ * planner's rebuild (layouts appended to between plans, recall blocks, the BM25 corpus,
+ * tool-result placeholders) brought the core to 224.5 KiB (229,854 B): new code, not a
+ * dependency pulled in by accident, so the guard moved to about 10 % above that again. */
+export const WASM_GZIP_LIMIT = 248 * 1024;
 export const PROMPT_MARGIN = 0.2;
 export const MARGIN_BUDGETS = [4000, 8000];
 

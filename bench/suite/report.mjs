@@ -448,6 +448,7 @@ function mergeReplays(all) {
         uncachedSum: 0,
         breaks: 0,
         summariesMade: 0,
+        usd: {},
         breakAtIndex: {},
         breakReasons: {},
         worst: [],
@@ -461,6 +462,7 @@ function mergeReplays(all) {
     m.uncachedSum += r.meanUncached * r.requests;
     m.breaks += r.breaks;
     m.summariesMade += r.summariesMade;
+    for (const [p, v] of Object.entries(r.usd ?? {})) m.usd[p] = (m.usd[p] ?? 0) + v;
     if (r.unfolds) {
       m.unfolds ??= { total: 0, relevant: 0, other: 0 };
       m.unfolds.total += r.unfolds.total;
@@ -480,6 +482,20 @@ function mergeReplays(all) {
   return out;
 }
 
+/**
+ * A replay's cache-priced cost over pass-through's on the same sessions and budget, per price
+ * preset (`undefined` without both).
+ * @returns {Record<string, number> | undefined}
+ */
+function costRatios(rows, r) {
+  const pass = rows.find((x) => x.method === "passthrough" && x.label === r.label && x.name === r.name && x.budget === r.budget);
+  if (!pass?.usd || !r.usd) return undefined;
+  return Object.fromEntries(Object.entries(r.usd).map(([p, v]) => [p, pass.usd[p] > 0 ? v / pass.usd[p] : NaN]));
+}
+
+/** Cost ratios as `0.42× / 0.51×` (Anthropic / OpenAI). */
+const costCell = (c) => (c ? `${f2(c.anthropic)}× / ${f2(c.openai)}×` : "–");
+
 function cacheSection(results) {
   const rows = mergeReplays(results.cache);
   if (!rows.length) return "";
@@ -487,18 +503,32 @@ function cacheSection(results) {
   out.push(
     "Each session is replayed turn by turn as OpenClaw drives the engine: before turn k, assemble gets the history before turn k's user message and that message as the prompt; engine methods keep one live session (index appended entry by entry, sticky fold decisions carried over, queued turns summarized by the core's extractive summary before the next request). " +
       "**Reuse** = longest common prefix with the previous request (message by message, exact tokens) / the previous request's size, averaged over the requests. " +
+      "*Cost* = the requests' messages priced with the providers' prompt caches (js/core/pricing.js, the presets of `contextfold replay --price`: Anthropic's breakpoint rule, cache reads 0.1× and writes 1.25× the input rate; OpenAI's automatic prefix rule, cached input 0.1×), over the same for pass-through; below 1 is cheaper than sending the whole history. " +
       "*Uncached* = mean tokens per request outside that prefix (billed at the full input price); *breaks* = requests that do not start with the whole previous request (the rule of js/core/cache.js, which `contextfold replay` uses too); *unfolds* = turns stubbed or summarized in one request and back in full in the next (in parentheses: those whose reason is not that the prompt or the latest turns refer to their topic, i.e. fold decisions that did not stick).",
   );
   out.push("");
   out.push(
     table(
-      ["session", "B", "method", "requests", "reuse", "tokens / request", "uncached / request", "breaks", "unfolds (not by relevance)", "summaries made"],
+      [
+        "session",
+        "B",
+        "method",
+        "requests",
+        "reuse",
+        "cost (Anthropic / OpenAI)",
+        "tokens / request",
+        "uncached / request",
+        "breaks",
+        "unfolds (not by relevance)",
+        "summaries made",
+      ],
       rows.map((r) => [
         /^\d+ sessions$/.test(r.name) ? `${r.label} (${r.name})` : `${r.label}: \`${short(r.name)}\``,
         kb(r.budget),
         METHODS[r.method]?.label ?? r.method,
         int(r.requests),
         f2(r.meanReuse),
+        costCell(costRatios(rows, r)),
         int(r.meanTokens),
         int(r.meanUncached),
         int(r.breaks),
@@ -534,6 +564,13 @@ function summarySection(results) {
   const cells = results.locomo.cells;
   const out = ["## Summary", ""];
   const rows = [];
+  // Reuse · cost (over pass-through, Anthropic's rule) of the replay of a dataset at B, by method.
+  const replays = mergeReplays(results.cache ?? []);
+  const economics = (label, b, method) => {
+    const r = replays.find((x) => x.label === label && x.budget === b && x.method === method);
+    const c = r && costRatios(replays, r);
+    return r ? `${f2(r.meanReuse)} · ${c ? `${f2(c.anthropic)}×` : "–"}` : "–";
+  };
   for (const v of ["chat", "agentic", "multitopic"]) {
     const budgets = [...new Set(cells.filter((c) => c.variant === v).map((c) => c.budget))].sort((a, b) => a - b);
     for (const b of budgets) {
@@ -551,6 +588,8 @@ function summarySection(results) {
         fold ? `${f2(fold.strict)} · ${pct(fold.savings)}` : "–",
         best ? `${label(best)}: ${f2(best.strict)} · ${pct(best.savings)}` : "–",
         rec && best ? `${best.strict - rec.strict >= 0 ? "+" : "−"}${Math.abs(best.strict - rec.strict).toFixed(2)}` : "–",
+        economics(`LoCoMo ${v}`, b, "recency"),
+        economics(`LoCoMo ${v}`, b, "fold"),
       ]);
     }
   }
@@ -568,13 +607,16 @@ function summarySection(results) {
       fold ? `${f2(fold.survival)} · ${pct(fold.savings)}` : "–",
       best ? `${METHODS[best.method].label}: ${f2(best.survival)} · ${pct(best.savings)}` : "–",
       rec && best ? `${best.survival - rec.survival >= 0 ? "+" : "−"}${Math.abs(best.survival - rec.survival).toFixed(2)}` : "–",
+      economics("tau-bench", b, "recency"),
+      economics("tau-bench", b, "fold"),
     ]);
   }
   out.push(
-    "Strict evidence recall (LoCoMo) or gold-argument survival (tau-bench) · savings, at each budget B. *Best engine* = the fold configuration with the highest recall among those whose output fits B (engine estimate) in at least 95 % of the requests; – when none does.",
+    "Strict evidence recall (LoCoMo) or gold-argument survival (tau-bench) · savings, at each budget B. *Best engine* = the fold configuration with the highest recall among those whose output fits B (engine estimate) in at least 95 % of the requests; – when none does. " +
+      "*Reuse · cost* = where the session is also replayed request by request at B (section 4): mean prompt-cache prefix reuse · cost of the requests with Anthropic's prompt cache over sending the whole history (section 4 has OpenAI's too).",
   );
   out.push("");
-  out.push(table(["variant", "B", "recency", "fold (focused)", "best engine", "best − recency"], rows));
+  out.push(table(["variant", "B", "recency", "fold (focused)", "best engine", "best − recency", "recency: reuse · cost", "fold: reuse · cost"], rows));
   out.push("");
   out.push("![savings vs strict recall per variant, recency on the same axes](benchmarks-savings-recall.svg)");
   out.push("");

@@ -70,7 +70,8 @@ pub struct Config {
     pub fold_target: f64,
     /// Never fold system messages or the preamble (compaction summaries, custom messages).
     pub preserve_system_messages: bool,
-    /// Number of most recent turns never folded.
+    /// Number of most recent turns never folded while they fit the budget (the newest turn is
+    /// never folded).
     #[serde(deserialize_with = "int::<_, 0, 10_000>")]
     pub preserve_recent_messages: usize,
     /// Adjacent-turn similarity below which a topic boundary is placed.

@@ -301,9 +301,9 @@ test("truncated tool results are marked, and match the CLI", { skip }, async () 
   const r = await page.evaluate(async (cfg) => {
     await window.__contextfold.setPrompt("");
     await window.__contextfold.setConfig(cfg);
-    return window.__contextfold.setBudget(6000);
+    return window.__contextfold.setBudget(8000);
   }, config);
-  const cli = cliAssemble(path.join(ROOT, "samples", "session.jsonl"), { budget: 6000, config });
+  const cli = cliAssemble(path.join(ROOT, "samples", "session.jsonl"), { budget: 8000, config });
   assert.deepEqual(r.messages, cli.out.messages);
   assert.deepEqual(await renderedView("#context .msg"), cli.out.messages.map(expectedView));
   const truncated = cli.out.turns.filter((t) => t.decision === "truncated").length;
