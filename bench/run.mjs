@@ -20,7 +20,7 @@ import { REPO, log, readJson, engine, exactText, sampleOf, snapshotEngine } from
 import { prepare, BUDGETS, SWEEP_BUDGETS, sessionPath } from "./suite/datasets.mjs";
 import { runPool, defaultJobs } from "./suite/pool.mjs";
 import { locomoCells, losses, taubenchRows, invariantRows, cleanerRows, cacheRows } from "./suite/aggregate.mjs";
-import { fastChecks, DEFAULT_MARGIN } from "./suite/checks.mjs";
+import { fastChecks, DEFAULT_MARGIN, FAST_REPLAY_BUDGET } from "./suite/checks.mjs";
 import { topicAlternative, METHOD_ORDER } from "./suite/methods.mjs";
 import { writeReport } from "./suite/report.mjs";
 import { runSpeed } from "./speed/run.mjs";
@@ -142,7 +142,7 @@ function buildTasks(manifest, fast, alt) {
   const noTools = ["passthrough", "recency", "clean", "fold", alt];
   const tools = [...noTools, "foldKeepTools"];
   if (fast) {
-    if (chat26) replays.push({ label: "LoCoMo chat", name: chat26, budget: 8000, methods: noTools, maxTurns: 60, cost: 60 * 200 });
+    if (chat26) replays.push({ label: "LoCoMo chat", name: chat26, budget: FAST_REPLAY_BUDGET, methods: noTools, maxTurns: 60, cost: 60 * 200 });
     for (const n of tauWithQuery.slice(0, 2)) replays.push({ label: "tau-bench", name: n, budget: 1000, methods: tools, cost: 400 });
   } else {
     if (chat26) replays.push({ label: "LoCoMo chat", name: chat26, budget: 8000, methods: noTools, cost: 215 * 300 });

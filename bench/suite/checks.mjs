@@ -23,6 +23,13 @@ export const DEFAULT_MARGIN = 0.2;
 export const WASM_GZIP_LIMIT = 248 * 1024;
 export const PROMPT_MARGIN = 0.2;
 export const MARGIN_BUDGETS = [4000, 8000];
+/** The budget of the fast subset's LoCoMo chat replay (its first 60 turns): small enough that
+ * the engine has to fold, so prompt-cache reuse and cost say something. */
+export const FAST_REPLAY_BUDGET = 2000;
+/** On that replay, fold's mean prefix reuse must beat recency's by this much (both measured
+ * when it was set: see bench/README.md), and fold must cost less than recency with each
+ * provider's prompt cache. */
+export const REUSE_MARGIN = 0.3;
 
 /**
  * @returns {{passed: number, failed: number, lines: string[]}}
@@ -140,6 +147,26 @@ export function fastChecks(results, raw, { margin, deterministic, manifest }) {
       `focused ${f.strict.toFixed(3)}, agnostic ${a.strict.toFixed(3)}, difference ${fmt(d)}`,
     );
   }
+
+  // Prompt-cache reuse and cost over recency, on the LoCoMo chat replay
+  const replay = (method) => results.cache.find((r) => r.label === "LoCoMo chat" && r.budget === FAST_REPLAY_BUDGET && r.method === method);
+  const fold = replay("fold");
+  const recency = replay("recency");
+  if (!fold || !recency) {
+    check(`LoCoMo chat replay at ${FAST_REPLAY_BUDGET / 1000}k: fold's prompt-cache reuse and cost beat recency's`, false, "replay missing");
+    return { passed, failed, lines };
+  }
+  check(
+    `LoCoMo chat replay at ${FAST_REPLAY_BUDGET / 1000}k: fold's prompt-cache reuse ≥ recency's ${fmt(REUSE_MARGIN)}`,
+    fold.meanReuse - recency.meanReuse >= REUSE_MARGIN - 1e-9,
+    `fold ${fold.meanReuse.toFixed(3)}, recency ${recency.meanReuse.toFixed(3)} over ${fold.requests} requests`,
+  );
+  for (const price of Object.keys(fold.usd))
+    check(
+      `LoCoMo chat replay at ${FAST_REPLAY_BUDGET / 1000}k: fold costs less than recency with ${price}'s prompt cache`,
+      fold.usd[price] < recency.usd[price],
+      `fold $${fold.usd[price].toFixed(4)}, recency $${recency.usd[price].toFixed(4)}`,
+    );
   return { passed, failed, lines };
 }
 

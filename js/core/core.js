@@ -298,18 +298,20 @@ export const OVER_BUDGET_NOTE = "over-budget: the newest turn alone exceeds the 
 /**
  * The one line per model request, the same words in the gateway log, the CLI's `assemble` and
  * the playground: the cleaner's fields (`formatLogLine`), then
- * ` folded=N masked=K truncated=M [recalled=R] budget=B [replanned]` when folding changed
- * something, then the over-budget note (after the budget) when the newest turn alone exceeds
- * it.
+ * ` folded=N masked=K truncated=M [recalled=R] budget=B [hostBudget=H] [replanned]` when
+ * folding changed something, then the over-budget note (after the budget) when the newest turn
+ * alone exceeds it. `budget` is what the engine planned with (its own estimate); `hostBudget`,
+ * when the gateway scaled it, the host's budget it was scaled from (the host's count).
  * @param {string} sessionKey
- * @param {{clean: CleanStats, stubbed: number, summarized: number, truncated: number, masked?: number, recalled?: number, replanned?: boolean, budget: number, overBudget: boolean}} stats
+ * @param {{clean: CleanStats, stubbed: number, summarized: number, truncated: number, masked?: number, recalled?: number, replanned?: boolean, budget: number, hostBudget?: number, overBudget: boolean}} stats
  *   the stats of a budgeted assemble
  */
 export function formatRequestLine(sessionKey, stats) {
   const folded = stats.stubbed + stats.summarized;
   const masked = stats.masked ?? 0;
   const recalled = stats.recalled ?? 0;
-  const budget = ` budget=${stats.budget}`;
+  const host = stats.hostBudget !== undefined && stats.hostBudget !== stats.budget ? ` hostBudget=${stats.hostBudget}` : "";
+  const budget = ` budget=${stats.budget}${host}`;
   const fold =
     folded + masked + stats.truncated + recalled > 0
       ? ` folded=${folded} masked=${masked} truncated=${stats.truncated}${recalled > 0 ? ` recalled=${recalled}` : ""}${budget}${stats.replanned ? " replanned" : ""}`

@@ -369,16 +369,16 @@ export function createEngine(deps) {
           // Stubs name the recovery tool only when this request offers it.
           const recoveryTool = recoveryToolOffered(params.availableTools, turnRecovery);
           const r = await planWithin(s, { messages: input, prompt: params.prompt, budget: room.budget, recoveryTool });
-          return { s, r, input, inLoop };
+          return { s, r, input, inLoop, hostBudget: room.budget };
         })();
-        const { s, r, input, inLoop } = await Promise.race([work, guard]);
+        const { s, r, input, inLoop, hostBudget } = await Promise.race([work, guard]);
         if (!r) {
           flushLine(s, logger);
           const core = await loadCore();
           return { messages, estimatedTokens: core.estimateTokens(messages) };
         }
         if (r.fallback) logger.warn(`[contextfold] session=${key} ${r.fallback}`);
-        const line = worthLogging(r.stats) ? formatRequestLine(key, r.stats) : null;
+        const line = worthLogging(r.stats) ? formatRequestLine(key, { ...r.stats, hostBudget }) : null;
         if (inLoop) requestLine(s, logger, line);
         else holdLine(s, logger, line);
         touched.add(s);
@@ -442,10 +442,12 @@ export function createEngine(deps) {
           ).budget;
         const w = await s.session();
         const foldedBefore = new Set(w.folded());
+        const compactedBefore = new Set(w.compacted());
         // Planned as the session's last request was offered the recovery tool (for the stubs).
         const recoveryTool = s.lastAssemble?.recoveryTool;
         const before = await s.assemble({ messages: msgs, budget, recoveryTool });
-        const candidates = before.turns.filter((t) => !t.protected && t.decision !== "summarized").map((t) => t.id);
+        // Turns sent whole (or cut or masked): a stub or summary is already as small as they get.
+        const candidates = before.turns.filter((t) => !t.protected && t.decision !== "summarized" && t.decision !== "stubbed").map((t) => t.id);
         const complete = js.autoSummarize ? pickComplete(params?.runtimeContext, api) : undefined;
         const made = await summarizeQueued(s, {
           core: w.core,
@@ -465,10 +467,18 @@ export function createEngine(deps) {
         let after = await s.assemble({ messages: msgs, budget, recoveryTool });
         // A summary that is not smaller than the turn is not used for it (the core sends the
         // turn cleaned or stubbed): a turn this compaction folded goes back to what it was.
-        const grew = after.turns.filter((t) => summarized.includes(t.id) && !foldedBefore.has(t.id) && t.decision !== "summarized").map((t) => t.id);
+        let grew = after.turns.filter((t) => summarized.includes(t.id) && !foldedBefore.has(t.id) && t.decision !== "summarized").map((t) => t.id);
         if (grew.length > 0) {
           w.setFolded(w.folded().filter((id) => !grew.includes(id)));
           w.setCompacted(w.compacted().filter((id) => !grew.includes(id)));
+          after = await s.assemble({ messages: msgs, budget, recoveryTool });
+        }
+        // A compaction never grows what the model gets: when the summaries together are not
+        // smaller than what they replace, every turn goes back to what it was.
+        if (after.estimatedTokens > before.estimatedTokens) {
+          grew = summarized;
+          w.setFolded(w.folded().filter((id) => !summarized.includes(id) || foldedBefore.has(id)));
+          w.setCompacted(w.compacted().filter((id) => !summarized.includes(id) || compactedBefore.has(id)));
           after = await s.assemble({ messages: msgs, budget, recoveryTool });
         }
         await s.saveState();

@@ -6,7 +6,7 @@
 //  (i)   The built package (pkg-template/) loads as a path plugin:
 //        `openclaw plugins inspect contextfold --runtime --json` reports status "loaded" and
 //        registers the context engine "contextfold".
-//  (ii)  With plugins.slots.contextEngine = "contextfold", over four `openclaw agent --local`
+//  (ii)  With plugins.slots.contextEngine = "contextfold" in mode clean, over four `openclaw agent --local`
 //        turns in one session (the model streams reasoning before every answer; turns 2 and 3
 //        each run a tool loop through the host's built-in `read` tool), every request the model
 //        receives for turn N carries none of the reasoning, tool calls or tool results of turns
@@ -216,7 +216,11 @@ describe("contextfold in the real openclaw host", { skip: skipReason ?? false, t
       slot: PLUGIN_ID,
       inspect: true,
       pluginDir,
+      // The cleaner's contract in the real host (mode clean): completed turns lose their
+      // reasoning and tool chatter. Fold mode, the default, keeps tool results while the
+      // budget allows (fold.test.mjs and gateway.test.mjs run it).
       pluginConfig: {
+        mode: "clean",
         cleanThinking: true,
         clearReasoningContent: true,
         dropToolResults: true,

@@ -263,14 +263,18 @@ describe("contextfold in a running gateway: answer room, one line per request, c
       `the host refused the change:\n${reloadLog.join("\n")}`,
     );
     const t = turns.at(-1);
-    const results = t.requests.flatMap((r) => r.body.messages.filter((m) => m.role === "tool").map(textOf)).join("\n");
-    const text = (() => {
-      try {
-        return textOf(JSON.parse(results).result);
-      } catch {
-        return results;
-      }
-    })();
+    // The context_config result among the request's tool results (fold mode keeps the earlier
+    // turns' read results too while the budget allows).
+    const parsed = t.requests
+      .flatMap((r) => r.body.messages.filter((m) => m.role === "tool").map(textOf))
+      .map((x) => {
+        try {
+          return JSON.parse(x);
+        } catch {
+          return null;
+        }
+      });
+    const text = textOf(parsed.find((x) => x?.tool?.name === "context_config")?.result);
     assert.match(text, /preserveRecentMessages = 2 {2}\(plugin config\)/, text.slice(0, 3000));
     assert.match(text, /dropToolResults = false {2}\(plugin config\)/);
     assert.match(text, /mode = "fold" {2}\(default\)/);

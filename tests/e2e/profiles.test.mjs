@@ -30,7 +30,7 @@ const SESSION_KEY = "agent:main:main";
 const KEEP = process.env.CONTEXTFOLD_E2E_KEEP === "1";
 const PROFILES = ["coding", "messaging", "full"];
 /** Turns on another subject than the first ones, long enough that a stub is smaller. */
-const BAKING = [1, 2, 3, 4].map(
+const BAKING = [1, 2, 3, 4, 5, 6].map(
   (i) =>
     `P-minimal-${i}: sourdough starter question ${i}. ` +
     "My sourdough starter rises slowly in a cold kitchen; the levain needs flour, water, warmth and time before the dough proofs in the oven basket. ".repeat(

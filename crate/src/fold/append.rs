@@ -35,6 +35,8 @@ pub struct Added<'a> {
     pub relevance: &'a Relevance,
     /// Whether turn `t` (by id) has a summary already.
     pub summarized: &'a dyn Fn(&str) -> bool,
+    /// Whether turn `t` (by id) was folded by a manual compaction (never recalled).
+    pub compacted: &'a dyn Fn(&str) -> bool,
     /// The upcoming prompt is passed separately: every message is part of a finished turn.
     pub history_complete: bool,
 }
@@ -161,7 +163,7 @@ pub fn append(h: &History, layout: &Layout, budget: usize, cfg: &Config, added: 
     }
     // Folded turns the prompt refers to come back (once per layout), room permitting.
     let folded: Vec<usize> = (0..k)
-        .filter(|&t| layout.turns[t].folded() && !layout.recalled(t))
+        .filter(|&t| layout.turns[t].folded() && !layout.recalled(t) && !(added.compacted)(&(added.id)(t)))
         .collect();
     let block = match added.relevance.is_empty() {
         true => None,

@@ -70,6 +70,10 @@ pub struct Layout {
     /// The history changed inside it ([`Layout::cut`]): the next request is planned anew, with
     /// what it still lays out.
     pub cut: bool,
+    /// With `foldOtherTopics`: where the topic current at the plan starts (an index turn
+    /// ordinal). The session plans anew when the conversation has moved to another topic, so
+    /// that the turns of the one it left fold.
+    pub topic: Option<usize>,
 }
 
 impl Layout {

@@ -368,8 +368,29 @@ impl Session {
             }
         }
         let (r, layout) = gate_result(h, a, &self.config, budget, complete);
-        self.layout = layout;
+        let topic = self.topic_switch_marker(h);
+        self.layout = layout.map(|l| Layout { topic, ..l });
         r
+    }
+
+    /// With `foldOtherTopics`: where the topic of the history's newest turn starts (see
+    /// [`Layout::topic`]); `None` without it.
+    fn topic_switch_marker(&mut self, h: &History) -> Option<usize> {
+        if !self.config.fold_other_topics {
+            return None;
+        }
+        let (topics, topic_of) = self.topics();
+        self.index_positions();
+        let (_, spans) = h.split();
+        let key = format!("{:016x}", spans.last()?.key);
+        // A turn not indexed yet belongs to the newest indexed turn's topic.
+        let at = self
+            .by_key
+            .1
+            .get(key.as_str())
+            .copied()
+            .or(topic_of.len().checked_sub(1))?;
+        topics.get(*topic_of.get(at)?).map(|t| t.first_turn)
     }
 
     /// The request appended to the previous one, when that lays out the start of this history
@@ -382,6 +403,11 @@ impl Session {
         recovery: Recovery,
     ) -> Option<AssembleResult> {
         self.index_positions();
+        let laid_topic = self.layout.as_ref()?.topic;
+        if self.topic_switch_marker(h) != laid_topic {
+            // Another topic than at the plan: the turns of the one it left fold now.
+            return None;
+        }
         let layout = self.layout.as_ref()?;
         if layout.config != self.config || layout.recovery != recovery || !layout.starts(h) {
             return None;
@@ -394,11 +420,13 @@ impl Session {
         let id = |t: usize| self.id_of(spans[t].key);
         let pinned = |t: usize| pins::pinned(&self.pins, &id(t), &h.messages[spans[t].range.clone()]);
         let summarized = |i: &str| self.summaries.contains_key(i);
+        let compacted = |i: &str| self.compacted.contains(i);
         let added = Added {
             id: &id,
             pinned: &pinned,
             relevance: &relevance,
             summarized: &summarized,
+            compacted: &compacted,
             history_complete: prompt.is_some(),
         };
         let a = append::append(h, layout, budget, &self.config, &added)?;

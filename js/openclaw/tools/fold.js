@@ -25,7 +25,7 @@ export function foldTools() {
       name: "context_prune",
       description:
         "Prune old turns now, so the next request is smaller. Strategies: fifo (oldest first until targetTokens or maxTurns), sliding-window (keep the keepMessages most recent messages), importance (lowest role weight × tool presence × content length × recency first, until targetTokens or maxTurns). Defaults come from context_set_strategy. " +
-        "Pruning FOLDS the chosen turns (adds them to the session's sticky folded set): from the next request on each is sent as a one-line stub naming its turn id (or as its summary when one exists). Folding rather than deleting keeps pairing valid and every turn recoverable with context_engine_recover (unfold: true restores it). Recent (protected), pinned and live turns are never pruned. dryRun: true only shows the choice.",
+        "Pruning FOLDS the chosen turns (adds them to the session's sticky folded set): from the next request on each is sent as its summary (an LLM's when one was made, else an extractive one of its asks, answer, ids and facts) or, when too small for one, as a one-line stub naming its turn id. Folding rather than deleting keeps pairing valid and every turn recoverable with context_engine_recover (unfold: true restores it). Recent (protected), pinned and live turns are never pruned. dryRun: true only shows the choice.",
       parameters: obj({
         strategy: { type: "string", enum: STRATEGIES, description: "fifo, sliding-window or importance (default: the session's strategy)." },
         keepMessages: { type: "integer", minimum: 1, maximum: 1000000, description: "sliding-window: how many of the most recent messages to keep." },
@@ -84,7 +84,7 @@ export function foldTools() {
         const ids = r.turnIds;
         const lines = [
           `${p.dryRun ? "would prune" : "pruned"} ${ids.length} turn(s) by ${strategy}${ids.length ? `: ${ids.slice(0, 20).join(", ")}${ids.length > 20 ? ` … (+${ids.length - 20})` : ""}` : ""}`,
-          `estimate: ~${fmt(r.tokensBefore)} → ~${fmt(r.tokensAfter)} tokens with the turns removed${after !== null ? `; the next request as planned now: ~${fmt(planned.estimatedTokens)} → ~${fmt(after)} tokens (pruned turns become one-line stubs)` : ""}; target ${r.targetMet ? "met" : "not met"}`,
+          `estimate: ~${fmt(r.tokensBefore)} → ~${fmt(r.tokensAfter)} tokens with the turns removed${after !== null ? `; the next request as planned now: ~${fmt(planned.estimatedTokens)} → ~${fmt(after)} tokens (pruned turns become summaries or one-line stubs)` : ""}; target ${r.targetMet ? "met" : "not met"}`,
           `not pruned: ${r.skipped.protected} protected (recent or live), ${r.skipped.pinned} pinned, ${r.skipped.excluded} already folded${r.skipped.gate ? `, ${r.skipped.gate} refused by the validity gate` : ""}`,
           ids.length && !p.dryRun ? "recover any of them with context_engine_recover (turnId; unfold: true sends it in full again)" : null,
           note,

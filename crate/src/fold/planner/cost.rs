@@ -2,7 +2,7 @@
 //! decides what a turn becomes.
 
 use super::stubs::{stub_run, summary_steps};
-use super::{Context, Render, TurnPlan};
+use super::{summary_of, Context, Render, TurnPlan};
 use crate::model::steps::Step;
 use crate::transcript::history::History;
 
@@ -29,7 +29,7 @@ pub(super) fn cost<'a>(
     let steps = match p.render {
         Render::Cleaned => return steps_tokens(h, &p.steps),
         Render::Frozen(_) => return steps_tokens(h, p.frozen.as_deref().unwrap_or_default()),
-        Render::Summary => summary_steps(h, p, ctx.summaries.get(id).map_or("", String::as_str)),
+        Render::Summary => summary_steps(h, p, summary_of(p, ctx, id).unwrap_or_default()),
         Render::Stub => {
             // Costed as the continuation of any stub before it: one stub per topic when that
             // fits, else adjacent stubs share one (see the fold loop), so this holds.

@@ -44,7 +44,7 @@ use crate::fold::append;
 use crate::fold::layout::{Laid, Layout, Recall};
 use crate::fold::recall;
 use crate::fold::relevance::Relevance;
-use crate::fold::summary::Recovery;
+use crate::fold::summary::{self, Recovery, SummaryInput};
 use crate::hash::{HashMap, HashSet};
 use crate::model::steps::Step;
 use crate::transcript::history::History;
@@ -201,6 +201,28 @@ struct TurnPlan {
     reason: String,
     tokens_before: usize,
     tokens: usize,
+    /// The turn's extractive summary, made by this plan when the turn folds and the session
+    /// has no summary of it yet (see [`summary_of`]).
+    made_summary: Option<String>,
+}
+
+impl TurnPlan {
+    /// Makes the extractive summary of a turn that folds when the session has none of it yet
+    /// and the turn is large enough for one: what the background step would make, the same
+    /// for the same turn, so a turn folded to it folds to it again.
+    fn make_summary(&mut self, h: &History, ctx: &Context, turn_id: &str) {
+        if self.made_summary.is_some()
+            || self.tokens_before < SUMMARY_WORTH_TOKENS
+            || ctx.summaries.contains_key(turn_id)
+        {
+            return;
+        }
+        self.made_summary = Some(summary::extractive(&SummaryInput {
+            turn_id,
+            messages: &h.messages[self.span.range.clone()],
+            max_tokens: SUMMARY_TOKENS,
+        }));
+    }
 }
 
 /// The reason of a turn folded by an earlier plan.
@@ -209,9 +231,17 @@ const STICKY_REASON: &str = "folded earlier (sticky)";
 const COMPACTED_REASON: &str = "folded by a manual compaction";
 pub(super) const SHORT_ASK_CHARS: usize = 100;
 pub(super) const SUMMARY_ASK_TOKENS: usize = 200;
-/// A turn worth a background summary costs at least this much as it is sent (the extractive
-/// summary is up to 120 tokens).
+/// A turn worth a summary costs at least this much as it is sent (the extractive summary is
+/// up to [`SUMMARY_TOKENS`]).
 pub(crate) const SUMMARY_WORTH_TOKENS: usize = 160;
+/// The longest extractive summary a plan makes of a turn it folds.
+pub(crate) const SUMMARY_TOKENS: usize = 120;
+
+/// The summary turn `t` folds to: the session's (the LLM's or the background step's) when it
+/// has one, else the extractive one this plan made.
+fn summary_of<'a>(p: &'a TurnPlan, ctx: &'a Context, id: &str) -> Option<&'a str> {
+    ctx.summaries.get(id).map(String::as_str).or(p.made_summary.as_deref())
+}
 
 /// Plans what the model sees. `prev`: the layout of the previous request when it lays out the
 /// start of `h` (its folded turns stay as they were sent).
@@ -276,6 +306,7 @@ pub fn assemble(h: &History, budget: usize, cfg: &Config, ctx: &Context, prev: O
             reason: String::new(),
             tokens_before: h.tokens_of(span.range.clone()),
             tokens: 0,
+            made_summary: None,
         };
         if plan.fixed {
             plan.reason = if pinned { "pinned" } else { append::NEWEST }.into();
@@ -301,10 +332,11 @@ pub fn assemble(h: &History, budget: usize, cfg: &Config, ctx: &Context, prev: O
             plan.reason = l.explain.reason.clone();
         } else if ctx.folded.contains(&*tid) || ctx.compacted.contains(&*tid) {
             // Folded by an earlier plan of this session (or a manual compaction): it stays
-            // folded (a summary when one exists).
-            plan.render = match ctx.summaries.contains_key(&*tid) {
-                true => Render::Summary,
-                false => Render::Stub,
+            // folded (a summary when one exists or the turn is large enough for one).
+            plan.make_summary(h, ctx, &tid);
+            plan.render = match summary_of(&plan, ctx, &tid) {
+                Some(_) => Render::Summary,
+                None => Render::Stub,
             };
             plan.earlier = true;
             plan.reason = match ctx.compacted.contains(&*tid) {
@@ -359,8 +391,11 @@ pub fn assemble(h: &History, budget: usize, cfg: &Config, ctx: &Context, prev: O
     // Folded turns the prompt refers to come back before the prompt (room permitting).
     let target = (budget as f64 * cfg.low_water()) as usize;
     // Only turns folded by earlier plans: this one folded the others for being worth less.
+    // Not those a manual compaction folded: the person asked for them to be left out (the
+    // recovery tool still has them).
     let folded_t: Vec<usize> = (0..n)
         .filter(|&t| plans[t].earlier && matches!(explains_of(&fitted, t), Decision::Summarized | Decision::Stubbed))
+        .filter(|&t| !ctx.compacted.contains(&*id(t)))
         .collect();
     let room = target.saturating_sub(fitted.estimated);
     let block = match ctx.relevance.is_empty() {
@@ -457,6 +492,7 @@ pub fn assemble(h: &History, budget: usize, cfg: &Config, ctx: &Context, prev: O
         recovery: ctx.recovery,
         fold_next,
         cut: false,
+        topic: None,
     };
     layout.tokens = cost::steps_tokens(h, &layout.steps_with(&[]));
     Assembled {

@@ -17,7 +17,7 @@ use super::cost::{cost, steps_tokens};
 use super::render::{render, Rendered};
 use super::smaller::unfold_larger;
 use super::stubs::summary_steps;
-use super::{Context, Render, TurnPlan};
+use super::{summary_of, Context, Render, TurnPlan};
 use crate::config::Config;
 use crate::fold::{mask, truncate};
 use crate::model::message;
@@ -135,11 +135,13 @@ fn apply<'a>(
             Cut::Truncate => plans[t].render == Render::Cleaned && truncate_results(h, &mut plans[t], cfg),
             Cut::Mask => plans[t].render == Render::Cleaned && mask_results(h, &mut plans[t], &id(t), ctx),
             Cut::Summary => {
+                let tid = id(t);
+                if !keep_whole[t] && plans[t].render == Render::Cleaned {
+                    plans[t].make_summary(h, ctx, &tid);
+                }
                 let smaller = !keep_whole[t]
                     && plans[t].render == Render::Cleaned
-                    && ctx
-                        .summaries
-                        .get(&*id(t))
+                    && summary_of(&plans[t], ctx, &tid)
                         .is_some_and(|sum| steps_tokens(h, &summary_steps(h, &plans[t], sum)) < plans[t].tokens);
                 if smaller {
                     plans[t].render = Render::Summary;

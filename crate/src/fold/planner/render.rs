@@ -4,7 +4,7 @@
 
 use super::cost::steps_tokens;
 use super::stubs::{stub_run, summary_steps};
-use super::{Context, Decision, Render, TurnExplain, TurnPlan};
+use super::{summary_of, Context, Decision, Render, TurnExplain, TurnPlan};
 use crate::model::message::{self, Kind};
 use crate::model::steps::Step;
 use crate::transcript::history::History;
@@ -76,7 +76,7 @@ pub(super) fn render<'a>(
         let p = &plans[t];
         let (decision, mut rendered) = match p.render {
             Render::Summary => {
-                let s = summary_steps(h, p, ctx.summaries.get(&*id(t)).map(String::as_str).unwrap_or(""));
+                let s = summary_steps(h, p, summary_of(p, ctx, &id(t)).unwrap_or_default());
                 (Decision::Summarized, s)
             }
             Render::Frozen(d) => (d, p.frozen.clone().unwrap_or_default()),
