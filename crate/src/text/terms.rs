@@ -108,6 +108,10 @@ impl Word {
 /// A text lowercased character by character (`char::to_lowercase`): the one case folding of
 /// the core, for terms, tool names and pin phrases alike.
 pub fn fold_case(text: &str) -> String {
+    // ASCII, most text, lowercases byte by byte to the same result without the Unicode tables.
+    if text.is_ascii() {
+        return text.to_ascii_lowercase();
+    }
     text.chars().flat_map(char::to_lowercase).collect()
 }
 
@@ -173,6 +177,20 @@ fn emit_ngrams(piece: &[char], whole: bool, emit: &mut impl FnMut(&str)) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn case_folding_is_per_character_with_or_without_ascii_only_text() {
+        let by_char = |t: &str| t.chars().flat_map(char::to_lowercase).collect::<String>();
+        for t in [
+            "Borrow-Checker E0502 `Vec::push`",
+            "",
+            "ÀÉÎ ΣΑΣ İstanbul Straße",
+            "Mixed Ünïcode and ASCII",
+        ] {
+            assert_eq!(fold_case(t), by_char(t), "{t}");
+        }
+        assert_eq!(fold_case("HeLLo_World42"), "hello_world42");
+    }
 
     #[test]
     fn words_are_lowercased_without_stopwords_numbers_or_single_letters() {
