@@ -6,8 +6,9 @@
 #      1,400-token budget, with the upcoming prompt about an earlier subject: the per-turn
 #      decisions (kept, cleaned, masked, stubbed, summarized) and the messages the model would
 #      see. The plan folds down to 60 % of the budget (the room above is for the next turns to
-#      append to): the hike turns the prompt refers to stay (the first one's web searches as
-#      one-line placeholders that keep their facts), the bread and script turns fold.
+#      append to): the hike turns the prompt refers to are not stubbed (the first, the largest,
+#      goes as its extractive summary), and bread and script turns fold to stubs until the
+#      plan is down to that 60 %.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
