@@ -382,13 +382,9 @@ impl Session {
         let (topics, topic_of) = self.topics();
         self.index_positions();
         let (_, spans) = h.split();
-        let key = format!("{:016x}", spans.last()?.key);
         // A turn not indexed yet belongs to the newest indexed turn's topic.
         let at = self
-            .by_key
-            .1
-            .get(key.as_str())
-            .copied()
+            .index_position(spans.last()?.key)
             .or(topic_of.len().checked_sub(1))?;
         topics.get(*topic_of.get(at)?).map(|t| t.first_turn)
     }
@@ -454,10 +450,15 @@ impl Session {
 
     /// The id of the turn with content key `key`: the index's, else its content hash.
     fn id_of(&self, key: u64) -> String {
-        match self.by_key.1.get(format!("{key:016x}").as_str()) {
-            Some(&p) => self.index.turns[p].id.clone(),
+        match self.index_position(key) {
+            Some(p) => self.index.turns[p].id.clone(),
             None => turns::hash_id(key),
         }
+    }
+
+    /// The index position of the turn with content key `key` (after [`Self::index_positions`]).
+    fn index_position(&self, key: u64) -> Option<usize> {
+        self.by_key.1.get(format!("{key:016x}").as_str()).copied()
     }
 
     /// Everything the planner needs besides the messages.
