@@ -254,6 +254,18 @@ impl Session {
         to_json(&self.0.heuristic_subtopics())
     }
 
+    /// The deterministic sub-topic label of one turn (its entry in `heuristicSubtopics`).
+    #[wasm_bindgen(js_name = heuristicSubtopic)]
+    pub fn heuristic_subtopic(&mut self, turn_id: &str) -> Option<String> {
+        self.0.heuristic_subtopic(turn_id)
+    }
+
+    /// The ids of the newest `n` turns not folded away by the host's compaction, oldest first.
+    #[wasm_bindgen(js_name = recentTurnIds, unchecked_return_type = "Json<string[]>")]
+    pub fn recent_turn_ids(&self, n: usize) -> String {
+        to_json(&self.0.recent_turn_ids(n))
+    }
+
     /// Replaces the boundaries judged "same topic" (ids of the turns opening them).
     #[wasm_bindgen(js_name = setMerged)]
     pub fn set_merged(

@@ -260,7 +260,7 @@ export function replaySession(core, timeline, { turns, config = {}, budget, onRe
       pending = pending.filter((id) => !summarized.has(id));
       const last = r.turns?.[r.turns.length - 1];
       if (last && !labelled.has(last.id)) {
-        const label = s.heuristicSubtopics()[last.id];
+        const label = s.heuristicSubtopic(last.id);
         if (label) {
           s.setSubtopics({ [last.id]: label });
           labelled.add(last.id);

@@ -82,6 +82,12 @@
  */
 
 /**
+ * A live session's `assemble()`: the turns this plan folded that no earlier plan of the
+ * session had instead of them all (the whole sticky set is the session's `folded()`).
+ * @typedef {Omit<AssembleResult, "folded"> & {newlyFolded: string[]}} LiveAssembleResult
+ */
+
+/**
  * Tokens of a turn by role and by part type.
  * @typedef {object} TokenBreakdown
  * @property {number} total

@@ -27,7 +27,7 @@ export function explainTurns(turns = []) {
  * What `assemble` returns: the messages to send (the caller's own objects where unchanged),
  * their estimated tokens, why each turn was kept or folded, the totals.
  * @param {readonly Message[]} messages the input
- * @param {AssembleResult} r the core's plan
+ * @param {Omit<AssembleResult, "folded">} r the core's plan
  * @param {{format: string, warnings?: string[]}} read
  */
 export function assembled(messages, r, read) {

@@ -143,9 +143,10 @@ export async function labelSubtopic(live, { llm, complete, heuristic, signal }) 
     const parsed = text ? parseSubtopic(text) : null;
     if (parsed) label = parsed.isNewSubtopic || !prev ? parsed.subtopic : prev;
   }
+  const byLlm = label !== null;
   label ??= (await heuristic?.(last.id)) ?? null;
   if (!label) return false;
-  await live.putSubtopic(last.id, label);
+  await live.putSubtopic(last.id, label, { heuristic: !byLlm });
   return true;
 }
 

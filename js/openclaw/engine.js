@@ -246,8 +246,8 @@ export function createEngine(deps) {
    */
   async function catchUpCommits(s) {
     try {
-      const turns = (await s.session()).index().turns.filter((t) => !t.compacted);
-      const made = await new SessionStore(stateDir, s.sessionKey).catchUp(turns.slice(-CATCH_UP_TURNS).map((t) => t.id));
+      const ids = (await s.session()).recentTurnIds(CATCH_UP_TURNS);
+      const made = await new SessionStore(stateDir, s.sessionKey).catchUp(ids);
       if (made.length > 0) {
         logger.info(
           `[contextfold] session=${s.sessionKey} caught up ${made.length} turn(s) from the transcript that the host advanced without committing them (${made.join(", ")})`,
@@ -278,7 +278,7 @@ export function createEngine(deps) {
       deadline,
     });
     const llmTopics = js.enableLlmConfirmation ? complete : undefined;
-    const heuristic = async (/** @type {string} */ turnId) => (await s.session()).heuristicSubtopics()[turnId] ?? null;
+    const heuristic = async (/** @type {string} */ turnId) => (await s.session()).heuristicSubtopic(turnId);
     const labelled = await labelSubtopic(s, { llm: s.llm, complete: llmTopics, signal, heuristic });
     const judged = await confirmBoundary(s, { llm: s.llm, complete: llmTopics, signal });
     return { made, labelled: labelled || judged };

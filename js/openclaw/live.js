@@ -16,7 +16,7 @@ import { sameJson } from "../core/core.js";
 import { keyName, writeAtomic, createOnce } from "./store.js";
 import { markCommandEntries, rememberTexts, withoutCommands } from "./operator.js";
 
-/** @import { AssembleResult, IndexUpdate, Message, Pins, Strategy } from "../core/types.js" */
+/** @import { LiveAssembleResult, IndexUpdate, Message, Pins, Strategy } from "../core/types.js" */
 /** @import { LiveCore } from "../core/core.js" */
 /** @import { JsConfig } from "../core/config.js" */
 /** @import { Transcript } from "./transcript.js" */
@@ -41,6 +41,9 @@ import { markCommandEntries, rememberTexts, withoutCommands } from "./operator.j
 export const STATE_VERSION = 1;
 /** Up to this many turns index.json is written after every new turn (see `indexDue`). */
 const INDEX_EVERY_TURN_UP_TO = 200;
+/** Deterministic sub-topic labels (made again from the transcript when lost) are written
+ * with state.json at most this many at a time, or sooner with any other change of it. */
+const HEURISTIC_LABELS_PER_WRITE = 20;
 /** At most this many turns wait for a background summary (the newest queued are kept). */
 const MAX_PENDING_SUMMARIES = 64;
 
@@ -88,7 +91,9 @@ export class LiveSession {
     /** @type {LiveCore | undefined} */
     this.wasm = undefined;
     this.loaded = false;
-    /** @type {{at: string, result: AssembleResult, budget?: number | null, recoveryTool?: boolean} | null} */
+    /** Sub-topic labels recorded since state.json was last written. */
+    this.unsavedLabels = 0;
+    /** @type {{at: string, result: LiveAssembleResult, budget?: number | null, recoveryTool?: boolean} | null} */
     this.lastAssemble = null;
     /** What this turn's first assemble decided of the history budget (room.js `historyBudget`). @type {{budget: number, pending?: number, hostBudget?: number, reserve?: number} | undefined} */
     this.turnRoom = undefined;
@@ -270,6 +275,7 @@ export class LiveSession {
 
   /** Writes state.json (with the wasm session's current fold decisions). */
   async saveState() {
+    this.unsavedLabels = 0;
     this.state.folded = this.wasm ? this.wasm.folded() : this.state.folded;
     this.state.compacted = this.wasm ? this.wasm.compacted() : this.state.compacted;
     await this.persist("state.json", () => JSON.stringify(this.state));
@@ -280,7 +286,7 @@ export class LiveSession {
    * `recoveryTool`: whether the model of this request is offered the recovery tool (stubs
    * name it unless this is `false`); remembered with the plan.
    * @param {{messages: Message[], prompt?: string | null, budget?: number | null, recoveryTool?: boolean}} request
-   * @returns {Promise<AssembleResult>}
+   * @returns {Promise<LiveAssembleResult>}
    */
   async assemble({ messages, prompt, budget, recoveryTool }) {
     const s = await this.session();
@@ -308,8 +314,7 @@ export class LiveSession {
     }
     if (r.fallback) this.lastFallback = { at: this.lastAssemble.at, reason: r.fallback };
     // Fold decisions are sticky: written when this plan folded a turn not on record yet.
-    const known = new Set(this.state.folded ?? []);
-    if ((r.folded ?? []).some((id) => !known.has(id))) await this.saveState();
+    if (r.newlyFolded.length > 0) await this.saveState();
     return r;
   }
 
@@ -404,14 +409,18 @@ export class LiveSession {
   }
 
   /**
-   * Records the sub-topic label of a turn.
+   * Records the sub-topic label of a turn. A deterministic label (`heuristic`) is written
+   * with the next change of state.json, or once HEURISTIC_LABELS_PER_WRITE of them wait:
+   * writing the whole state after every turn would cost time in proportion to the session.
    * @param {string} turnId
    * @param {string} label
+   * @param {{heuristic?: boolean}} [o]
    */
-  async putSubtopic(turnId, label) {
+  async putSubtopic(turnId, label, { heuristic = false } = {}) {
     this.state.subtopics[turnId] = label;
     (await this.session()).setSubtopics({ [turnId]: label });
-    await this.saveState();
+    this.unsavedLabels++;
+    if (!heuristic || this.unsavedLabels >= HEURISTIC_LABELS_PER_WRITE) await this.saveState();
   }
 }
 

@@ -23,7 +23,7 @@ use crate::fold::pins::{self, Pins};
 use crate::fold::planner::{self, Context};
 use crate::fold::relevance::Corpus;
 use crate::fold::summary::Recovery;
-use crate::fold::topics::{Segmenter, Topic, TopicConfig, TurnText};
+use crate::fold::topics::{Analysis, Segmenter, Topic, TopicConfig, TurnText};
 use crate::hash::{HashMap, HashSet};
 use crate::model::steps::Step;
 use crate::transcript::entry::Entry;
@@ -47,6 +47,8 @@ pub struct Session {
     segmenter: Segmenter,
     /// Turns of the index pushed into the segmenter.
     fed: usize,
+    /// What the segmentations of the turns fed so far start from (topics and sub-topics).
+    analysis: Option<Rc<Analysis>>,
     topics_cache: Option<(Vec<Topic>, Vec<usize>)>,
     /// Shared with the planning context of each request (not copied per request).
     summaries: Rc<HashMap<String, String>>,
@@ -70,9 +72,9 @@ pub struct Session {
     layout: Option<Layout>,
     /// The turns of the last planned history as documents, for prompt relevance.
     corpus: Corpus,
-    /// Index positions by turn key (as the index writes it), for the index turns `0..by_key.0`
-    /// (kept as the index grows).
-    by_key: (usize, HashMap<String, usize>),
+    /// Index positions by turn key (the index writes it in hex), for the index turns
+    /// `0..by_key.0` (kept as the index grows).
+    by_key: (usize, HashMap<u64, usize>),
 }
 
 impl Session {
@@ -83,6 +85,7 @@ impl Session {
             index: SessionIndex::new(),
             segmenter,
             fed: 0,
+            analysis: None,
             topics_cache: None,
             summaries: Rc::default(),
             subtopics: HashMap::default(),
@@ -163,6 +166,7 @@ impl Session {
     fn reset_segmenter(&mut self) {
         self.segmenter = Segmenter::new(topic_config(&self.config));
         self.fed = 0;
+        self.analysis = None;
         self.topics_cache = None;
     }
 
@@ -182,6 +186,7 @@ impl Session {
                 tools: &t.tools,
             });
             self.fed += 1;
+            self.analysis = None;
             self.topics_cache = None;
         }
     }
@@ -189,9 +194,11 @@ impl Session {
     /// Topics of the indexed turns, and the topic of each turn fed so far. Boundaries judged
     /// "same topic" (see [`Session::set_merged`]) are removed.
     pub fn topics(&mut self) -> (Vec<Topic>, Vec<usize>) {
-        self.feed();
         if self.topics_cache.is_none() {
-            let (topics, of) = self.segmenter.topics_and_turns();
+            let analysis = self.analysis();
+            let (topics, of) = self
+                .segmenter
+                .topics_at(&analysis, self.segmenter.config().similarity_threshold);
             self.topics_cache = Some(merge_boundaries(topics, of, &self.index, &self.merged));
         }
         self.topics_cache.clone().unwrap_or_default()
@@ -201,15 +208,7 @@ impl Session {
     /// finer lexical segmentation (three times the topic threshold) inside each topic, as
     /// `{turnId: "lex:<label>"}`, keys in ascending order (a repeated turn id: its last label).
     pub fn heuristic_subtopics(&mut self) -> serde_json::Map<String, Value> {
-        self.feed();
-        let coarse = self.segmenter.config();
-        let fine = TopicConfig {
-            similarity_threshold: (coarse.similarity_threshold * 3.0).min(1.0),
-            ..coarse
-        };
-        self.segmenter.set_config(fine);
-        let (fine_topics, fine_of) = self.segmenter.topics_and_turns();
-        self.segmenter.set_config(coarse);
+        let (fine_topics, fine_of) = self.finely(Segmenter::topics_at);
         // By id: a repeated id takes its last label.
         let labels: BTreeMap<&str, String> = fine_of
             .iter()
@@ -217,7 +216,7 @@ impl Session {
             .filter_map(|(i, &k)| {
                 Some((
                     self.index.turns.get(i)?.id.as_str(),
-                    format!("lex:{}", fine_topics.get(k)?.label),
+                    subtopic_label(fine_topics.get(k)?),
                 ))
             })
             .collect();
@@ -225,6 +224,41 @@ impl Session {
             .into_iter()
             .map(|(id, label)| (id.to_string(), Value::String(label)))
             .collect()
+    }
+
+    /// The deterministic sub-topic label of one turn (its entry in
+    /// [`Session::heuristic_subtopics`]) without labelling the others: what the background
+    /// step asks for after every turn.
+    pub fn heuristic_subtopic(&mut self, turn_id: &str) -> Option<String> {
+        let turn = self.index.turns.iter().rposition(|t| t.id == turn_id)?;
+        self.finely(|s, a, threshold| s.topic_of_turn_at(a, threshold, turn))
+            .as_ref()
+            .map(subtopic_label)
+    }
+
+    /// `f` on the segmenter fed up to now, its analysis and the finer threshold of the
+    /// sub-topics (three times the topics').
+    fn finely<R>(&mut self, f: impl FnOnce(&Segmenter, &Analysis, f64) -> R) -> R {
+        let analysis = self.analysis();
+        let fine = (self.segmenter.config().similarity_threshold * 3.0).min(1.0);
+        f(&self.segmenter, &analysis, fine)
+    }
+
+    /// The analysis of the turns fed so far (fed first), computed once per new turn.
+    fn analysis(&mut self) -> Rc<Analysis> {
+        self.feed();
+        Rc::clone(self.analysis.get_or_insert_with(|| Rc::new(self.segmenter.analyse())))
+    }
+
+    /// The ids of the newest `n` turns not folded away by the host's compaction, oldest first.
+    pub fn recent_turn_ids(&self, n: usize) -> Vec<String> {
+        let mut ids: Vec<String> = (self.index.turns.iter().rev())
+            .filter(|t| !t.compacted)
+            .take(n)
+            .map(|t| t.id.clone())
+            .collect();
+        ids.reverse();
+        ids
     }
 
     /// Boundaries (by the id of the turn that opens a topic) that are not topic changes.
@@ -281,7 +315,13 @@ impl Session {
     pub fn assemble(&mut self, req: &AssembleRequest) -> AssembleResult {
         let cache = HistoryCache::of(&req.messages);
         let recovery = Recovery::offered(req.recovery_tool);
-        self.plan(&cache.view(&req.messages), req.prompt.as_deref(), req.budget, recovery)
+        self.plan(
+            &cache.view(&req.messages),
+            req.prompt.as_deref(),
+            req.budget,
+            recovery,
+            false,
+        )
     }
 
     /// Plans a request whose history starts with the first `keep` messages of the previous
@@ -310,7 +350,7 @@ impl Session {
         self.held.resize(history.len(), None);
         let h = cache.view(&history);
         let recovery = Recovery::offered(req.recovery_tool);
-        let mut r = self.plan(&h, req.prompt.as_deref(), req.budget, recovery);
+        let mut r = self.plan(&h, req.prompt.as_deref(), req.budget, recovery, req.reuse);
         if req.reuse {
             mark_reuse(&mut r.steps, &mut self.held);
             r.compact = true;
@@ -337,14 +377,27 @@ impl Session {
         self.history.len()
     }
 
-    fn plan(&mut self, h: &History, prompt: Option<&str>, budget: Option<usize>, recovery: Recovery) -> AssembleResult {
+    /// Plans a request. `keeps_decisions`: the caller keeps the sticky fold decisions itself
+    /// (a live session's JS side), so the result lists only the new ones, not all of them.
+    fn plan(
+        &mut self,
+        h: &History,
+        prompt: Option<&str>,
+        budget: Option<usize>,
+        recovery: Recovery,
+        keeps_decisions: bool,
+    ) -> AssembleResult {
         let budget = budget.filter(|b| *b > 0).unwrap_or(self.config.max_tokens);
         let complete = prompt.is_some();
         if self.config.mode == Mode::Clean {
             self.layout = None;
             return clean_only(h, &self.config, budget, complete);
         }
-        if let Some(r) = self.append_to_last(h, prompt, budget, recovery) {
+        if let Some(mut r) = self.append_to_last(h, prompt, budget, recovery) {
+            // An appended request folds nothing new: its sticky set is the session's.
+            if !keeps_decisions {
+                r.folded = self.folded();
+            }
             return r;
         }
         // Planned anew: the turns the previous request sent folded stay as they were sent.
@@ -362,12 +415,17 @@ impl Session {
         let a = planner::assemble(h, budget, &self.config, &ctx, prev.as_ref());
         // The context shares the set: let go of it first, so that it is not copied.
         drop(ctx);
-        for id in &a.folded {
-            if !self.folded.contains(id) {
-                Rc::make_mut(&mut self.folded).insert(id.clone());
-            }
+        let newly: Vec<String> = a
+            .folded
+            .iter()
+            .filter(|id| !self.folded.contains(*id))
+            .cloned()
+            .collect();
+        if !newly.is_empty() {
+            Rc::make_mut(&mut self.folded).extend(newly.iter().cloned());
         }
-        let (r, layout) = gate_result(h, a, &self.config, budget, complete);
+        let (mut r, layout) = gate_result(h, a, &self.config, budget, complete);
+        r.newly_folded = newly;
         let topic = self.topic_switch_marker(h);
         self.layout = layout.map(|l| Layout { topic, ..l });
         r
@@ -433,8 +491,9 @@ impl Session {
             turns: a.turns,
             stats: a.stats,
             summarize: a.summarize,
-            folded: self.folded(),
+            folded: Vec::new(),
             fallback: None,
+            newly_folded: Vec::new(),
             compact: false,
         })
     }
@@ -443,7 +502,9 @@ impl Session {
     fn index_positions(&mut self) {
         let (known, map) = &mut self.by_key;
         for (p, t) in self.index.turns.iter().enumerate().skip(*known) {
-            map.insert(t.key.clone(), p);
+            if let Ok(key) = u64::from_str_radix(&t.key, 16) {
+                map.insert(key, p);
+            }
         }
         *known = self.index.turns.len();
     }
@@ -458,7 +519,7 @@ impl Session {
 
     /// The index position of the turn with content key `key` (after [`Self::index_positions`]).
     fn index_position(&self, key: u64) -> Option<usize> {
-        self.by_key.1.get(format!("{key:016x}").as_str()).copied()
+        self.by_key.1.get(&key).copied()
     }
 
     /// Everything the planner needs besides the messages.
@@ -595,3 +656,8 @@ fn mark_reuse(steps: &mut [Step], held: &mut [Option<Rc<Value>>]) {
 
 #[cfg(test)]
 mod tests;
+
+/// A deterministic sub-topic label as the session stores it.
+fn subtopic_label(topic: &Topic) -> String {
+    format!("lex:{}", topic.label)
+}

@@ -26,6 +26,7 @@ pub(super) fn clean_only(h: &History, config: &Config, budget: usize, complete: 
         summarize: Vec::new(),
         folded: Vec::new(),
         fallback: r.fallback,
+        newly_folded: Vec::new(),
         compact: false,
     }
 }
@@ -49,6 +50,7 @@ pub(super) fn gate_result(
                 summarize: a.summarize,
                 folded: a.folded,
                 fallback: None,
+                newly_folded: Vec::new(),
                 compact: false,
             },
             Some(a.layout),

@@ -162,3 +162,59 @@ fn turn_explanations_are_sent_once_to_a_caller_that_keeps_them() {
     let (_, sent) = ask(0, &all, 60);
     assert!(sent.iter().all(|t| t.is_object()));
 }
+
+/// Three subjects of four turns each, as transcript entries.
+fn three_subjects() -> Vec<Entry> {
+    let subjects = [
+        (
+            "bake sourdough bread with rye flour",
+            "the dough rises overnight, bake at 240 degrees",
+        ),
+        (
+            "plan the ferry crossing to the island",
+            "the ferry leaves the harbour at nine, tickets at the pier",
+        ),
+        (
+            "tune the postgres query planner",
+            "raise work_mem and analyze the tables, the index scan wins",
+        ),
+    ];
+    let messages: Vec<Value> = subjects
+        .iter()
+        .flat_map(|(q, a)| {
+            (0..4).flat_map(move |i| {
+                [
+                    json!({"role": "user", "content": format!("{q}, step {i}")}),
+                    json!({"role": "assistant", "content": format!("{a} (step {i})")}),
+                ]
+            })
+        })
+        .collect();
+    synthetic_entries(&messages)
+}
+
+#[test]
+fn the_sub_topic_label_of_one_turn_is_its_entry_among_all_labels() {
+    let mut s = Session::new(Config::default());
+    s.rebuild(&three_subjects());
+    let all = s.heuristic_subtopics();
+    let ids: Vec<String> = s.index().turns.iter().map(|t| t.id.clone()).collect();
+    assert_eq!(ids.len(), 12);
+    let labels: HashSet<&str> = all.values().filter_map(Value::as_str).collect();
+    assert!(labels.len() >= 3, "each subject has its own label: {labels:?}");
+    for id in &ids {
+        let one = s.heuristic_subtopic(id);
+        assert_eq!(one.as_deref(), all.get(id).and_then(Value::as_str), "turn {id}");
+        assert!(one.is_some_and(|l| l.starts_with("lex:")));
+    }
+    assert_eq!(s.heuristic_subtopic("no such turn"), None);
+}
+
+#[test]
+fn recent_turn_ids_are_the_newest_turns_oldest_first() {
+    let mut s = Session::new(Config::default());
+    s.rebuild(&three_subjects());
+    let ids: Vec<String> = s.index().turns.iter().map(|t| t.id.clone()).collect();
+    assert_eq!(s.recent_turn_ids(3), ids[9..].to_vec());
+    assert_eq!(s.recent_turn_ids(50), ids);
+}

@@ -95,6 +95,11 @@ pub struct AssembleResult {
     pub folded: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fallback: Option<String>,
+    /// Turns this plan folded that no earlier plan of the session had folded (what a caller
+    /// that keeps the sticky decisions records; written instead of `folded` in the compact
+    /// form, which a live session sends on every request).
+    #[serde(skip)]
+    pub newly_folded: Vec<String>,
     /// For a caller that keeps replacements (see [`DeltaRequest::reuse`]): the result is
     /// written as a [`CompactResult`] (see [`AssembleResult::to_json`]). Rust callers see the
     /// steps themselves.
@@ -122,7 +127,7 @@ pub struct CompactResult<'a> {
     turns: Vec<CompactTurn<'a>>,
     stats: &'a AssembleStats,
     summarize: &'a [String],
-    folded: &'a [String],
+    newly_folded: &'a [String],
     #[serde(skip_serializing_if = "Option::is_none")]
     fallback: Option<&'a str>,
 }
@@ -142,7 +147,7 @@ impl<'a> CompactResult<'a> {
                 .collect(),
             stats: &r.stats,
             summarize: &r.summarize,
-            folded: &r.folded,
+            newly_folded: &r.newly_folded,
             fallback: r.fallback.as_deref(),
         }
     }
@@ -272,14 +277,15 @@ export interface AssembleResult {
 
 /** `Session.assembleDelta`'s result with `reuse`: a step `i >= 0` keeps input message `i`,
  * `-i - 1` is the replacement of message `i` sent before; a turn `0` is the explanation at
- * its position in the previous response. */
+ * its position in the previous response. `newlyFolded`: the turns this plan folded that no
+ * earlier plan of the session had (the whole sticky set is `Session.foldedJson`). */
 export interface DeltaResult {
   steps: (number | Step)[];
   estimatedTokens: number;
   turns: (0 | TurnExplain)[];
   stats: AssembleStats;
   summarize: string[];
-  folded: string[];
+  newlyFolded: string[];
   fallback?: string;
 }
 "#;
@@ -290,6 +296,7 @@ mod tests {
     use crate::session::Session;
     use crate::wire::typescript::{check, check_request};
     use serde_json::json;
+    use std::collections::BTreeSet;
 
     /// Turns whose messages the planner replaces (thinking goes, a string prompt becomes parts)
     /// and turns it keeps as they are.
@@ -352,6 +359,7 @@ mod tests {
         let mut explained: Vec<Value> = Vec::new();
         let mut replaced: HashMap<i64, Value> = HashMap::default();
         let mut forms = (0, 0, 0);
+        let mut sticky: BTreeSet<String> = BTreeSet::new();
         for (keep, append, budget) in [
             (0, &all[..8], 50_000),
             (8, &all[8..], 50_000),
@@ -387,6 +395,15 @@ mod tests {
                 }
             }
             explained = out["turns"].as_array().unwrap().clone();
+            // The compact form lists the turns folded anew; together they are the sticky set.
+            let newly = out.as_object_mut().unwrap().remove("newlyFolded").unwrap();
+            sticky.extend(
+                newly
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|id| id.as_str().unwrap().to_string()),
+            );
             let plain = twin.assemble(&AssembleRequest {
                 messages: history.to_vec(),
                 prompt: Some("next".into()),
@@ -394,12 +411,16 @@ mod tests {
                 recovery_tool: None,
             });
             assert!(!plain.compact);
+            let mut plain = serde_json::from_str::<Value>(&plain.to_json()).unwrap();
+            plain.as_object_mut().unwrap().remove("folded");
+            assert_eq!(out, plain, "keep {keep}");
             assert_eq!(
-                out,
-                serde_json::from_str::<Value>(&plain.to_json()).unwrap(),
+                sticky,
+                twin.folded().into_iter().collect::<BTreeSet<_>>(),
                 "keep {keep}"
             );
         }
         assert!(forms.0 > 0 && forms.1 > 0 && forms.2 > 0, "{forms:?}");
+        assert!(!sticky.is_empty(), "a plan folded turns");
     }
 }

@@ -244,15 +244,44 @@ impl Segmenter {
 
     /// [`Segmenter::topics`] and [`Segmenter::topic_of_turns`] from one segmentation.
     pub fn topics_and_turns(&self) -> (Vec<Topic>, Vec<usize>) {
+        self.topics_at(&self.analyse(), self.cfg.similarity_threshold)
+    }
+
+    /// The weights and similarities of all turns pushed so far: what every segmentation of
+    /// them starts from, whatever its threshold. Valid until the next push or config change.
+    pub fn analyse(&self) -> Analysis {
         let weights = self.weigh();
         let sims = self.similarities(&weights);
-        let segments = segments::segments(&sims, self.cfg.similarity_threshold, self.cfg.min_turns);
+        Analysis { weights, sims }
+    }
+
+    /// The topics of `a` (from [`Segmenter::analyse`]) with boundaries below `threshold`, and
+    /// the topic of every turn.
+    pub fn topics_at(&self, a: &Analysis, threshold: f64) -> (Vec<Topic>, Vec<usize>) {
+        let segments = self.segments_at(a, threshold);
         let of = segments
             .iter()
             .enumerate()
             .flat_map(|(id, &(first, last))| std::iter::repeat(id).take(last + 1 - first))
             .collect();
-        (self.label(&weights, &segments), of)
+        (self.label(&a.weights, &segments), of)
+    }
+
+    /// The topic of [`Segmenter::topics_at`] that holds turn `turn`, labelled without
+    /// labelling the others; `None` past the turns pushed.
+    pub fn topic_of_turn_at(&self, a: &Analysis, threshold: f64, turn: usize) -> Option<Topic> {
+        let segments = self.segments_at(a, threshold);
+        let id = segments
+            .iter()
+            .position(|&(first, last)| (first..=last).contains(&turn))?;
+        let mut topic = self.label(&a.weights, &segments[id..=id]).pop()?;
+        topic.id = id;
+        Some(topic)
+    }
+
+    /// The segments (inclusive turn ranges) of `a` with boundaries below `threshold`.
+    fn segments_at(&self, a: &Analysis, threshold: f64) -> Vec<(usize, usize)> {
+        segments::segments(&a.sims, threshold, self.cfg.min_turns)
     }
 
     /// Similarity at every turn: entry `i` is the cosine between the window ending at turn
@@ -293,7 +322,16 @@ impl Segmenter {
     }
 }
 
+/// What a segmentation of the turns pushed so far starts from (see [`Segmenter::analyse`]).
+#[derive(Debug, Clone)]
+pub struct Analysis {
+    weights: Weights,
+    /// The similarity at every turn (see [`segments`]).
+    sims: Vec<f64>,
+}
+
 /// The unit-normalized weights of one segmentation (see [`Segmenter::weigh`]).
+#[derive(Debug, Clone)]
 struct Weights {
     /// Unit-normalized weight of every entry, parallel to `Segmenter::ids`.
     w: Vec<f32>,
