@@ -90,6 +90,20 @@ export async function createOnce(file, data) {
   }
 }
 
+/**
+ * Whether a file exists.
+ * @param {string} file
+ */
+async function exists(file) {
+  try {
+    await fs.access(file);
+    return true;
+  } catch (err) {
+    if (/** @type {any} */ (err).code === "ENOENT") return false;
+    throw err;
+  }
+}
+
 /** The per-session record store. */
 export class SessionStore {
   /**
@@ -126,16 +140,10 @@ export class SessionStore {
    * @param {string} [at]
    */
   async catchUp(turnIds, at = new Date().toISOString()) {
-    let names;
-    try {
-      names = new Set(await fs.readdir(path.join(this.dir, "commits")));
-    } catch (err) {
-      if (err.code !== "ENOENT") throw err;
-      names = new Set();
-    }
     const made = [];
+    // One look per turn asked about, not a listing of every record: this runs every turn.
     for (const id of turnIds) {
-      if (names.has(`${keyName(id)}.json`)) continue;
+      if (await exists(this.commitFile(id))) continue;
       const body = JSON.stringify({ turnId: id, source: "transcript", caughtUpAt: at }) + "\n";
       if (await createOnce(this.commitFile(id), body)) made.push(id);
     }

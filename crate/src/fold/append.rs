@@ -48,7 +48,6 @@ pub struct Appended {
     pub turns: Vec<TurnExplain>,
     pub stats: AssembleStats,
     pub summarize: Vec<String>,
-    pub layout: Layout,
 }
 
 /// Messages `range` of `h` cleaned on their own (a completed turn is cleaned the same way
@@ -91,8 +90,10 @@ pub(crate) fn clean_window(
 }
 
 /// Appends the turns of `h` after the ones `layout` lays out (it must lay out the start of
-/// `h`); `None` when the request would cross the high-water mark or the gate refuses it.
-pub fn append(h: &History, layout: &Layout, budget: usize, cfg: &Config, added: &Added) -> Option<Appended> {
+/// `h`), in place; `None`, with `layout` unchanged, when the request would cross the
+/// high-water mark or the gate refuses it. The turns laid out before are neither copied nor
+/// looked at again, but for the folded ones a recall block may send again.
+pub fn append(h: &History, layout: &mut Layout, budget: usize, cfg: &Config, added: &Added) -> Option<Appended> {
     if layout.cut {
         return None;
     }
@@ -103,7 +104,10 @@ pub fn append(h: &History, layout: &Layout, budget: usize, cfg: &Config, added: 
         return None;
     }
     let protected_from = n.saturating_sub(cfg.preserve_recent_messages.max(1));
-    let mut next = layout.clone();
+    // What this request adds to the layout: turns now complete, their cleaner counts, and the
+    // newest turn (laid out again by the next request).
+    let mut laid: Vec<Laid> = Vec::new();
+    let mut laid_clean = CleanStats::default();
     let mut new_tokens = 0;
     // The newest turn of the previous request, as it was sent, when it is complete now.
     let mut from = k;
@@ -116,12 +120,12 @@ pub fn append(h: &History, layout: &Layout, budget: usize, cfg: &Config, added: 
     if let Some(tail) = same_tail {
         new_tokens += tail.explain.tokens_after;
         if n > k + 1 {
-            next.clean.add_counts(&layout.tail_clean, 1);
-            let mut laid = tail.clone();
-            if laid.explain.reason == NEWEST {
-                laid.explain.reason = "sent whole by the last plan".into();
+            laid_clean.add_counts(&layout.tail_clean, 1);
+            let mut done = tail.clone();
+            if done.explain.reason == NEWEST {
+                done.explain.reason = "sent whole by the last plan".into();
             }
-            next.turns.push(laid);
+            laid.push(done);
         } else {
             tail_clean = layout.tail_clean.clone();
             newest = Some(tail.clone());
@@ -140,61 +144,69 @@ pub fn append(h: &History, layout: &Layout, budget: usize, cfg: &Config, added: 
         let settled = spans[from].range.start..spans[n - 1].range.start;
         if !settled.is_empty() {
             let (steps, counts, _) = clean_window(h, settled.clone(), cfg, true, &pinned(settled))?;
-            next.clean.add_counts(&counts, 1);
+            laid_clean.add_counts(&counts, 1);
             for (t, steps) in split_steps(steps, &spans[from..n - 1]) {
-                let laid = lay_new(h, from + t, &spans[from + t], steps, n, protected_from, added);
-                new_tokens += laid.explain.tokens_after;
-                next.turns.push(laid);
+                let l = lay_new(h, from + t, &spans[from + t], steps, n, protected_from, added);
+                new_tokens += l.explain.tokens_after;
+                laid.push(l);
             }
         }
         let last = spans[n - 1].range.clone();
         let (steps, counts, _) = clean_window(h, last.clone(), cfg, added.history_complete, &pinned(last))?;
         tail_clean = counts;
-        let laid = lay_new(h, n - 1, &spans[n - 1], steps, n, protected_from, added);
-        new_tokens += laid.explain.tokens_after;
-        newest = Some(laid);
+        let l = lay_new(h, n - 1, &spans[n - 1], steps, n, protected_from, added);
+        new_tokens += l.explain.tokens_after;
+        newest = Some(l);
     }
-    let laid_tokens: usize = next.turns[k..].iter().map(|l| l.explain.tokens_after).sum();
-    next.tokens += laid_tokens;
+    let laid_tokens: usize = laid.iter().map(|l| l.explain.tokens_after).sum();
     let high = (budget as f64 * cfg.summarize_threshold) as usize;
     let mut estimated = layout.tokens + new_tokens;
     if estimated > high {
         return None;
     }
     // Folded turns the prompt refers to come back (once per layout), room permitting.
-    let folded: Vec<usize> = (0..k)
-        .filter(|&t| layout.turns[t].folded() && !layout.recalled(t) && !(added.compacted)(&(added.id)(t)))
-        .collect();
     let block = match added.relevance.is_empty() {
         true => None,
-        false => recall::choose(
-            h,
-            &folded,
-            added.relevance,
-            &|t| (added.id)(t),
-            &|t| recall::turn_steps(h, cfg, &spans[t], (added.pinned)(t)),
-            high - estimated,
-        ),
+        false => {
+            let folded: Vec<usize> = (0..k)
+                .filter(|&t| layout.turns[t].folded() && !(added.compacted)(&layout.turns[t].explain.id))
+                .filter(|&t| !layout.recalled(t))
+                .collect();
+            recall::choose(
+                h,
+                &folded,
+                added.relevance,
+                &|t| (added.id)(t),
+                &|t| recall::turn_steps(h, cfg, &spans[t], (added.pinned)(t)),
+                high - estimated,
+            )
+        }
     };
-    if let Some(b) = block {
+    if let Some(b) = &block {
         let sources: Vec<usize> = b.turns.iter().flat_map(|&t| spans[t].range.clone()).collect();
         gate_block(h, &sources, &b.steps)?;
+    }
+    // Accepted: the layout grows by what was added.
+    layout.clean.add_counts(&laid_clean, 1);
+    layout.turns.extend(laid);
+    layout.tokens += laid_tokens;
+    if let Some(b) = block {
         estimated += b.tokens;
-        next.tokens += b.tokens;
-        next.recalls.push(Recall {
+        layout.tokens += b.tokens;
+        layout.recalls.push(Recall {
             after: n,
             turns: b.turns,
             steps: b.steps,
         });
     }
     let tail_steps: Vec<Step> = newest.as_ref().map_or_else(Vec::new, |l| l.steps.clone());
-    let steps = next.steps_with(&tail_steps);
-    let mut turns: Vec<TurnExplain> = next.turns.iter().map(|l| l.explain.clone()).collect();
+    let steps = layout.steps_with(&tail_steps);
+    let mut turns: Vec<TurnExplain> = layout.turns.iter().map(|l| l.explain.clone()).collect();
     turns.extend(newest.as_ref().map(|l| l.explain.clone()));
     for e in turns.iter_mut().take(protected_from) {
         e.protected = e.protected && e.reason == "pinned";
     }
-    for r in &next.recalls {
+    for r in &layout.recalls {
         for &t in &r.turns {
             recall::mark(&mut turns[t]);
         }
@@ -205,22 +217,20 @@ pub fn append(h: &History, layout: &Layout, budget: usize, cfg: &Config, added: 
     }
     stats.budget = budget;
     stats.turns = n;
-    stats.clean = next.clean.clone();
+    stats.clean = layout.clean.clone();
     stats.clean.add_counts(&tail_clean, 1);
     stats.clean.messages_before = h.len();
     stats.clean.tokens_before = h.tokens_of(0..h.len());
     stats.clean.messages_after = steps.len();
     stats.clean.tokens_after = estimated;
     stats.clean.frontier = h.len();
-    next.tail = newest;
-    next.tail_clean = tail_clean;
+    layout.tail = newest;
+    layout.tail_clean = tail_clean;
     // The next plan folds these first: worth a summary once the request is past the target.
     let target = (budget as f64 * cfg.low_water()) as usize;
     let summarize = match estimated > target {
-        true => next
-            .fold_next
-            .iter()
-            .filter_map(|&t| next.turns.get(t).map(|l| &l.explain))
+        true => (layout.fold_next.iter())
+            .filter_map(|&t| layout.turns.get(t).map(|l| &l.explain))
             .filter(|e| e.tokens_after >= SUMMARY_WORTH_TOKENS && !(added.summarized)(&e.id))
             .map(|e| e.id.clone())
             .take(cfg.max_compactions_per_cycle)
@@ -233,7 +243,6 @@ pub fn append(h: &History, layout: &Layout, budget: usize, cfg: &Config, added: 
         turns,
         stats,
         summarize,
-        layout: next,
     })
 }
 

@@ -194,6 +194,7 @@ impl Session {
     /// Topics of the indexed turns, and the topic of each turn fed so far. Boundaries judged
     /// "same topic" (see [`Session::set_merged`]) are removed.
     pub fn topics(&mut self) -> (Vec<Topic>, Vec<usize>) {
+        self.feed();
         if self.topics_cache.is_none() {
             let analysis = self.analysis();
             let (topics, of) = self
@@ -470,6 +471,9 @@ impl Session {
             Some(p) => self.corpus.relevance(p),
             None => Default::default(),
         };
+        // Taken out while the closures below borrow the session; put back whatever happens
+        // (a refused append leaves it unchanged, for the plan that follows).
+        let mut layout = self.layout.take()?;
         let (_, spans) = h.split();
         let id = |t: usize| self.id_of(spans[t].key);
         let pinned = |t: usize| pins::pinned(&self.pins, &id(t), &h.messages[spans[t].range.clone()]);
@@ -483,8 +487,9 @@ impl Session {
             compacted: &compacted,
             history_complete: prompt.is_some(),
         };
-        let a = append::append(h, layout, budget, &self.config, &added)?;
-        self.layout = Some(a.layout);
+        let a = append::append(h, &mut layout, budget, &self.config, &added);
+        self.layout = Some(layout);
+        let a = a?;
         Some(AssembleResult {
             steps: a.steps,
             estimated_tokens: a.estimated_tokens,

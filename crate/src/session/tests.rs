@@ -165,29 +165,63 @@ fn turn_explanations_are_sent_once_to_a_caller_that_keeps_them() {
 
 /// Three subjects of four turns each, as transcript entries.
 fn three_subjects() -> Vec<Entry> {
-    let subjects = [
+    let turns = [
         (
-            "bake sourdough bread with rye flour",
-            "the dough rises overnight, bake at 240 degrees",
+            "how long should sourdough bread rise",
+            "the sourdough dough rises overnight in a cool kitchen",
         ),
         (
-            "plan the ferry crossing to the island",
-            "the ferry leaves the harbour at nine, tickets at the pier",
+            "which rye flour suits sourdough bread",
+            "a whole rye flour gives the sourdough bread a dark crumb",
         ),
         (
-            "tune the postgres query planner",
-            "raise work_mem and analyze the tables, the index scan wins",
+            "at what oven temperature does the bread bake",
+            "bake the sourdough bread at 240 degrees with steam",
+        ),
+        (
+            "why is my sourdough crust pale",
+            "a pale crust means the bread baked too cool or too short",
+        ),
+        (
+            "when does the ferry leave for the island",
+            "the island ferry leaves the harbour at nine every morning",
+        ),
+        (
+            "where are ferry tickets sold at the harbour",
+            "ferry tickets are sold at the pier kiosk by the harbour",
+        ),
+        (
+            "can bicycles go on the island ferry",
+            "bicycles ride on the ferry deck for a small fare",
+        ),
+        (
+            "how rough is the ferry crossing in winter",
+            "the winter crossing to the island is rough, the ferry rolls",
+        ),
+        (
+            "why does postgres ignore my index",
+            "the postgres planner ignores an index when statistics are stale",
+        ),
+        (
+            "how do I refresh postgres planner statistics",
+            "run analyze so the postgres planner sees fresh statistics",
+        ),
+        (
+            "does work_mem change the postgres query plan",
+            "a larger work_mem lets the postgres planner choose a hash join",
+        ),
+        (
+            "how do I read a postgres explain plan",
+            "explain analyze shows the postgres planner's estimated and actual rows",
         ),
     ];
-    let messages: Vec<Value> = subjects
+    let messages: Vec<Value> = turns
         .iter()
         .flat_map(|(q, a)| {
-            (0..4).flat_map(move |i| {
-                [
-                    json!({"role": "user", "content": format!("{q}, step {i}")}),
-                    json!({"role": "assistant", "content": format!("{a} (step {i})")}),
-                ]
-            })
+            [
+                json!({"role": "user", "content": q}),
+                json!({"role": "assistant", "content": a}),
+            ]
         })
         .collect();
     synthetic_entries(&messages)
@@ -217,4 +251,20 @@ fn recent_turn_ids_are_the_newest_turns_oldest_first() {
     let ids: Vec<String> = s.index().turns.iter().map(|t| t.id.clone()).collect();
     assert_eq!(s.recent_turn_ids(3), ids[9..].to_vec());
     assert_eq!(s.recent_turn_ids(50), ids);
+}
+
+#[test]
+fn topics_follow_the_turns_appended_after_they_were_asked_for() {
+    let entries = three_subjects();
+    let mut fresh = Session::new(Config::default());
+    fresh.rebuild(&entries);
+    let mut s = Session::new(Config::default());
+    s.rebuild(&entries[..8]);
+    let (early, _) = s.topics();
+    s.append(&entries[8..]);
+    let (topics, of) = s.topics();
+    assert_eq!((topics.clone(), of), fresh.topics());
+    assert!(topics.len() > early.len(), "{early:?} -> {topics:?}");
+    let last = &fresh.index().turns[11].id.clone();
+    assert_eq!(s.heuristic_subtopic(last), fresh.heuristic_subtopic(last));
 }
