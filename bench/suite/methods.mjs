@@ -72,7 +72,10 @@ export async function planner(session) {
       if (m.kind === "recency") return { steps: recencySteps(session.messages, est, budget) };
       const s = live(key);
       s.setFolded([]);
-      const result = s.assemble({ messages: session.messages, prompt: m.prompt ? prompt : null, budget });
+      const { newlyFolded, fallback, ...plan } = s.assemble({ messages: session.messages, prompt: m.prompt ? prompt : null, budget });
+      // No turn was folded before this request (`setFolded([])`), so the turns it folded anew
+      // are all it folded: the one-shot result's `folded`, in its place among the keys.
+      const result = { ...plan, folded: newlyFolded, ...(fallback === undefined ? {} : { fallback }) };
       return { steps: result.steps, result };
     },
     /** The same request through the one-shot entry point (a fresh index every call). */
