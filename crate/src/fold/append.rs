@@ -229,7 +229,9 @@ pub fn append(h: &History, layout: &mut Layout, budget: usize, cfg: &Config, add
     // The next plan folds these first: worth a summary once the request is past the target.
     let target = (budget as f64 * cfg.low_water()) as usize;
     let summarize = match estimated > target {
-        true => (layout.fold_next.iter())
+        true => layout
+            .fold_next
+            .iter()
             .filter_map(|&t| layout.turns.get(t).map(|l| &l.explain))
             .filter(|e| e.tokens_after >= SUMMARY_WORTH_TOKENS && !(added.summarized)(&e.id))
             .map(|e| e.id.clone())

@@ -253,7 +253,11 @@ impl Session {
 
     /// The ids of the newest `n` turns not folded away by the host's compaction, oldest first.
     pub fn recent_turn_ids(&self, n: usize) -> Vec<String> {
-        let mut ids: Vec<String> = (self.index.turns.iter().rev())
+        let mut ids: Vec<String> = self
+            .index
+            .turns
+            .iter()
+            .rev()
             .filter(|t| !t.compacted)
             .take(n)
             .map(|t| t.id.clone())
@@ -659,10 +663,10 @@ fn mark_reuse(steps: &mut [Step], held: &mut [Option<Rc<Value>>]) {
     }
 }
 
-#[cfg(test)]
-mod tests;
-
 /// A deterministic sub-topic label as the session stores it.
 fn subtopic_label(topic: &Topic) -> String {
     format!("lex:{}", topic.label)
 }
+
+#[cfg(test)]
+mod tests;
