@@ -167,6 +167,52 @@ mod summary {
         assert!(s.contains("Caroline"), "{s}");
     }
 
+    /// A booking turn: the user's choices, a lookup whose JSON result carries the ids the next
+    /// step needs, and a long answer about something else.
+    fn booking_turn() -> Vec<Value> {
+        let details = json!({
+            "name": {"first_name": "Mia", "last_name": "Li"},
+            "dob": "1990-04-05",
+            "payment_methods": {
+                "credit_card_4421486": {"source": "credit_card", "brand": "visa", "id": "credit_card_4421486"},
+                "certificate_7504069": {"source": "certificate", "amount": 250, "id": "certificate_7504069"}
+            },
+            "reservations": ["NO6JO3", "AIXC49"]
+        });
+        vec![
+            user("One-way, economy, just me. I want to use my certificates first, and if there's any balance, I'll use my 7447 card."),
+            assistant(vec![call("c1", "get_user_details", json!({"user_id": "mia_li_3668"}))]),
+            result("c1", "get_user_details", &details.to_string(), false),
+            assistant(vec![text(
+                "Here are the available direct flights from New York (JFK) to Seattle (SEA) on May 20th: \
+                 1. Flight HAT069, departure 06:00 AM EST, arrival 12:00 PM EST, economy price $121, 12 seats left. \
+                 2. Flight HAT083, departure 01:00 AM EST, arrival 07:00 AM EST, economy price $100, 7 seats left. \
+                 Please let me know which flight you would like to book.",
+            )]),
+        ]
+    }
+
+    #[test]
+    fn a_turn_summary_keeps_the_ids_names_and_dates_a_json_tool_result_returned() {
+        let turn = booking_turn();
+        let f = facts(&turn);
+        for id in ["credit_card_4421486", "certificate_7504069", "NO6JO3"] {
+            assert!(f.identifiers.contains(&id.to_string()), "{id} missing: {f:?}");
+        }
+        assert!(f.dates.contains(&"1990-04-05".to_string()), "{f:?}");
+        assert!(f.names.contains(&"Li".to_string()), "{f:?}");
+        // The keys of the document are its shape, not facts.
+        for key in ["first_name", "payment_methods"] {
+            assert!(!f.identifiers.contains(&key.to_string()), "{key} listed: {f:?}");
+        }
+        // The summary a plan makes (120 tokens) still names the payment ids the booking needs.
+        let s = summarize("m0005", &turn, 120);
+        assert!(tokens::text(&s) <= 120, "{s}");
+        for id in ["credit_card_4421486", "certificate_7504069"] {
+            assert!(s.contains(id), "{id} missing:\n{s}");
+        }
+    }
+
     #[test]
     fn chinese_turn_works() {
         let turn = chinese_turn();

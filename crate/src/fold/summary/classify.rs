@@ -10,6 +10,7 @@ use super::numbers::number;
 use super::paths::is_path;
 use super::words::{words, Code};
 use super::{add, Facts};
+use serde_json::Value;
 
 /// Words longer than this (bytes) are noise (base64, minified code), never facts.
 const MAX_WORD: usize = 300;
@@ -21,7 +22,8 @@ pub(super) enum Source {
     Prose,
     /// Tool-call arguments: paths, URLs, ids, dates, numbers with units.
     Arg,
-    /// Tool output: paths, URLs, dates, numbers with units (no ids or names: too noisy).
+    /// Plain-text tool output: paths, URLs, dates, numbers with units (no ids or names: too
+    /// noisy). JSON output is data and gives every kind (see [`scan_tool_output`]).
     Output,
 }
 
@@ -82,6 +84,37 @@ pub(super) fn scan_text(text: &str, src: Source, f: &mut Facts) {
         i += used;
     }
     flush_name(text, run, f);
+}
+
+/// Scans what a tool returned. A JSON object or array is data: its string and number values
+/// (never its keys) are scanned one per line as [`Source::Prose`], so the ids, names and dates
+/// it returned count as facts; any other text is scanned as `plain` says.
+pub(super) fn scan_tool_output(text: &str, plain: Source, f: &mut Facts) {
+    match serde_json::from_str::<Value>(text.trim()) {
+        Ok(v @ (Value::Object(_) | Value::Array(_))) => {
+            let mut values = String::new();
+            leaves(&v, &mut values);
+            scan_text(&values, Source::Prose, f);
+        }
+        _ => scan_text(text, plain, f),
+    }
+}
+
+/// The string and number values of a JSON document, one per line.
+fn leaves(v: &Value, out: &mut String) {
+    match v {
+        Value::String(s) => {
+            out.push_str(s);
+            out.push('\n');
+        }
+        Value::Number(n) => {
+            out.push_str(&n.to_string());
+            out.push('\n');
+        }
+        Value::Array(a) => a.iter().for_each(|x| leaves(x, out)),
+        Value::Object(o) => o.values().for_each(|x| leaves(x, out)),
+        _ => {}
+    }
 }
 
 /// Adds the proper-name run `(start, end, ..)` of `text`, if any.

@@ -117,8 +117,11 @@ pub fn facts(messages: &[Value]) -> Facts {
 /// First line `[summary of turn <id>]`, then `Asked:`, `Did:` (tools with counts), `Answer:`,
 /// and the facts not already visible in the ask or answer: `Files:`, `Errors:`, `Ids:`,
 /// `Numbers/dates:`, `Names:`, `Links:`, `Decisions:`. Over budget, the lowest-priority lines
-/// lose entries first (links, numbers, names, ids, decisions, files, tools, errors), then
-/// the answer and the ask shrink; the ask, the answer and errors outrank everything else.
+/// lose entries first (links, numbers and dates, decisions, names, ids, files, tools, errors),
+/// then the answer and the ask shrink; the ask, the answer and errors outrank everything else.
+/// Ids, names and dates outrank decisions: they are short and exact, what the next step of a
+/// task reuses (an account, a booking, a payment method), where a decision is often the ask
+/// again in other words.
 pub fn extractive(input: &SummaryInput) -> String {
     let max = input.max_tokens;
     let s = scan::scan(input.messages);
@@ -162,9 +165,9 @@ pub fn extractive(input: &SummaryInput) -> String {
         Line::shrinking("Answer", answer_src, answer, 85),
         Line::items("Files", fresh(&f.paths, 8, ITEM_CHARS), ", ", 60),
         Line::items("Errors", fresh(&errors, 4, SHOWN_ITEM_CHARS), "; ", 80),
-        Line::items("Ids", fresh(&f.identifiers, 8, ITEM_CHARS), ", ", 50),
-        Line::items("Numbers/dates", dates_numbers, ", ", 40),
-        Line::items("Names", fresh(&f.names, 8, ITEM_CHARS), ", ", 45),
+        Line::items("Ids", fresh(&f.identifiers, 8, ITEM_CHARS), ", ", 58),
+        Line::items("Numbers/dates", dates_numbers, ", ", 52),
+        Line::items("Names", fresh(&f.names, 8, ITEM_CHARS), ", ", 56),
         Line::items("Links", fresh(&f.urls, 3, ITEM_CHARS), ", ", 30),
         Line::items("Decisions", fresh(&f.decisions, 3, SHOWN_ITEM_CHARS), "; ", 55),
     ];

@@ -3,7 +3,7 @@
 //! numbers, names, paths, links), its size and the route back to it. It never decides which
 //! results are masked.
 
-use super::classify::{scan_text, Source};
+use super::classify::{scan_tool_output, Source};
 use super::errors::scan_errors;
 use super::neutralise::clean_inline;
 use super::shorten::cut_chars;
@@ -18,14 +18,7 @@ use serde_json::Value;
 fn returned_facts(result: &Value) -> Facts {
     let text = result_text(result);
     let mut f = Facts::default();
-    match serde_json::from_str::<Value>(text.trim()) {
-        Ok(v @ (Value::Object(_) | Value::Array(_))) => {
-            let mut values = String::new();
-            leaves(&v, &mut values);
-            scan_text(&values, Source::Prose, &mut f);
-        }
-        _ => scan_text(&text, Source::Prose, &mut f),
-    }
+    scan_tool_output(&text, Source::Prose, &mut f);
     let failed = scan_errors(&text, false, &mut f.errors);
     let flagged = [("isError"), ("is_error")]
         .iter()
@@ -36,23 +29,6 @@ fn returned_facts(result: &Value) -> Facts {
         }
     }
     f
-}
-
-/// The string and number values of a JSON document, one per line.
-fn leaves(v: &Value, out: &mut String) {
-    match v {
-        Value::String(s) => {
-            out.push_str(s);
-            out.push('\n');
-        }
-        Value::Number(n) => {
-            out.push_str(&n.to_string());
-            out.push('\n');
-        }
-        Value::Array(a) => a.iter().for_each(|x| leaves(x, out)),
-        Value::Object(o) => o.values().for_each(|x| leaves(x, out)),
-        _ => {}
-    }
 }
 
 /// Longest error line shown, in characters.

@@ -3,7 +3,7 @@
 //! arguments' facts, tool results and host entries facts and error lines, thinking decisions
 //! only. It never classifies words itself ([`super::classify`] does) and never renders.
 
-use super::classify::{scan_text, Source};
+use super::classify::{scan_text, scan_tool_output, Source};
 use super::decisions::scan_decisions;
 use super::errors::scan_errors;
 use super::neutralise::clean_inline;
@@ -249,7 +249,7 @@ fn scan_result_block(block: &Value, s: &mut Scan) {
 }
 
 fn scan_output(text: &str, is_error: bool, tool: &str, s: &mut Scan) {
-    scan_text(text, Source::Output, &mut s.facts);
+    scan_tool_output(text, Source::Output, &mut s.facts);
     let found = scan_errors(text, false, &mut s.facts.errors);
     if is_error && !found {
         let first = text.lines().map(str::trim).find(|l| !l.is_empty());
