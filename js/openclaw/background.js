@@ -50,16 +50,22 @@ export function turnAsText(messages, maxChars = 12_000) {
 }
 
 /**
- * The messages of each turn of the last assembled request, by turn id.
+ * The messages of each turn of the last assembled request, by turn id; only the turns `ids`
+ * names when it is given (the background step needs a few turns of a long session).
  * @param {LiveSession} live
+ * @param {Iterable<string>} [ids]
  */
-export function turnMessages(live) {
+export function turnMessages(live, ids) {
   /** @type {Map<string, Message[]>} */
   const out = new Map();
   const r = live.lastAssemble?.result;
   const msgs = live.lastMessages;
   if (!r || !msgs) return out;
-  for (const t of r.turns ?? []) if (Array.isArray(t.range)) out.set(t.id, msgs.slice(t.range[0], t.range[1]));
+  const wanted = ids === undefined ? null : new Set(ids);
+  if (wanted?.size === 0) return out;
+  for (const t of r.turns ?? []) {
+    if (Array.isArray(t.range) && (wanted === null || wanted.has(t.id))) out.set(t.id, msgs.slice(t.range[0], t.range[1]));
+  }
   return out;
 }
 
@@ -81,7 +87,8 @@ export function turnMessages(live) {
  */
 export async function summarizeQueued(live, { core, llm, complete, autoSummarize, summaryModel, turnIds, messagesById, signal, deadline, maxIterations = 20 }) {
   const queue = [...(turnIds ?? live.pendingSummaries ?? [])].filter((id) => !live.summaries[id]);
-  const byId = messagesById ?? turnMessages(live);
+  if (queue.length === 0) return 0;
+  const byId = messagesById ?? turnMessages(live, queue);
   let made = 0;
   for (let iter = 0; iter < maxIterations && queue.length > 0; iter++) {
     let progress = 0;
@@ -129,7 +136,7 @@ export async function labelSubtopic(live, { llm, complete, heuristic, signal }) 
   let label = null;
   if (complete && !llm.exhausted) {
     const prev = turns.length > 1 ? live.state.subtopics[turns[turns.length - 2].id] : undefined;
-    const msgs = turnMessages(live).get(last.id) ?? [];
+    const msgs = turnMessages(live, [last.id]).get(last.id) ?? [];
     const brief = turnAsText(msgs, 600);
     const prompt =
       `Current sub-topic: ${JSON.stringify(prev ?? "none")}. Topic: ${JSON.stringify(last.topic)}.\n` +

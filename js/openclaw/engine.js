@@ -456,7 +456,7 @@ export function createEngine(deps) {
           autoSummarize: js.autoSummarize,
           summaryModel: js.summaryModel,
           turnIds: candidates,
-          messagesById: turnMessages(s),
+          messagesById: turnMessages(s, candidates),
           signal: params.abortSignal,
           deadline: Date.now() + BACKGROUND_MS,
         });
