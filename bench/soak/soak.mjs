@@ -170,7 +170,7 @@ const first = perTurn.slice(0, span);
 const last = perTurn.slice(-span);
 const firstS = samples.filter((s) => s.turn <= span && s.turn > 1);
 const lastS = samples.filter((s) => s.turn > TURNS - span);
-const ratio = (a, b) => round((b / a) * 100) / 100;
+const ratio = (a, b) => Math.round((b / a) * 100) / 100;
 const summary = {
   turns: TURNS,
   budget: BUDGET,
