@@ -205,3 +205,27 @@ fn a_manual_compaction_has_its_own_reason() {
     let r = s.assemble(&req);
     assert_eq!(turn(&r, &compacted).reason, "folded by a manual compaction");
 }
+
+#[test]
+fn a_long_run_of_stubs_leaves_the_room_to_kept_turns() {
+    // 200 short exchanges (~30 tokens a turn): a plan folds most of them into one stub line
+    // and keeps the others, up to the low-water mark (foldTarget × budget).
+    let mut messages = Vec::new();
+    for t in 0..200 {
+        messages.push(json!({"role": "user", "content": format!("note {t}: the walk by the river was lovely today")}));
+        messages.push(json!({"role": "assistant", "content": format!("Glad to hear it, note {t} is saved.")}));
+    }
+    let budget = 2_000;
+    let low_water = (budget as f64 * 0.6) as usize;
+    let r = once(&messages, Some(budget), HashMap::new(), vec![], None);
+    let stubbed = r.turns.iter().filter(|t| t.decision == Decision::Stubbed).count();
+    assert!(stubbed > 100, "{stubbed} turns stubbed");
+    // One stub line stands for the run, however long: what it does not cost is kept.
+    let text = sent_text(&r, &messages);
+    assert_eq!(text.matches("[folded").count(), 1, "{text}");
+    assert!(
+        r.estimated_tokens <= low_water && r.estimated_tokens + 60 >= low_water,
+        "{} tokens sent; the low-water mark is {low_water}",
+        r.estimated_tokens
+    );
+}

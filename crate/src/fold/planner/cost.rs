@@ -11,12 +11,17 @@ pub(super) fn steps_tokens(h: &History, steps: &[Step]) -> usize {
     steps.iter().map(|s| h.step_tokens(s)).sum()
 }
 
-/// Extra tokens a turn adds to a stub run it continues (its id in the run's range).
+/// Extra tokens the second and third turn of a stub run add to its line (their ids listed,
+/// their topics named). From the fourth on the line shows the run's first and last ids and its
+/// size, and names at most three topics, so a longer run costs no more.
 pub(super) const STUB_CONTINUATION_TOKENS: usize = 3;
+/// A stubbed turn's cost depends on this many turns before it ([`cost`]).
+const STUB_LISTED: usize = 2;
 
 /// Tokens of turn `t` as it would be rendered. A stub that continues the previous turn's
-/// stub run costs only its share of the run's id range; a run head is
-/// costed as a run of one (a slight over-estimate, so the budget holds).
+/// stub run costs only what it adds to the run's line ([`STUB_CONTINUATION_TOKENS`] for the
+/// second and third turn of the run, nothing after); a run head is costed as a run of one (a
+/// slight over-estimate, so the budget holds).
 pub(super) fn cost<'a>(
     h: &History,
     plans: &[TurnPlan],
@@ -33,8 +38,11 @@ pub(super) fn cost<'a>(
         Render::Stub => {
             // Costed as the continuation of any stub before it: one stub per topic when that
             // fits, else adjacent stubs share one (see the fold loop), so this holds.
-            if t > 0 && plans[t - 1].render == Render::Stub {
-                return STUB_CONTINUATION_TOKENS;
+            let before = plans[..t].iter().rev().take(STUB_LISTED + 1);
+            match before.take_while(|q| q.render == Render::Stub).count() {
+                0 => {}
+                k if k <= STUB_LISTED => return STUB_CONTINUATION_TOKENS,
+                _ => return 0,
             }
             stub_run(
                 h,
@@ -48,4 +56,27 @@ pub(super) fn cost<'a>(
         }
     };
     steps_tokens(h, &steps)
+}
+
+/// The summed cost of turn `t` and the turns after it whose cost depends on it.
+pub(super) fn reach_tokens(plans: &[TurnPlan], t: usize) -> usize {
+    plans[t..plans.len().min(t + STUB_LISTED + 2)]
+        .iter()
+        .map(|p| p.tokens)
+        .sum()
+}
+
+/// Costs turn `t` again, and the turns after it whose cost depends on it (after a change of
+/// what `t` becomes); the sum of [`reach_tokens`] changes accordingly.
+pub(super) fn recost<'a>(
+    h: &History,
+    plans: &mut [TurnPlan],
+    t: usize,
+    ctx: &Context,
+    label: &dyn Fn(usize) -> &'a str,
+    id: &dyn Fn(usize) -> std::borrow::Cow<'a, str>,
+) {
+    for k in t..plans.len().min(t + STUB_LISTED + 2) {
+        plans[k].tokens = cost(h, plans, k, ctx, label, &id(k));
+    }
 }

@@ -13,7 +13,7 @@
 //! result and folds further when the rendered request is still over the budget (a stub run's
 //! cost is estimated while folding).
 
-use super::cost::{cost, steps_tokens};
+use super::cost::{cost, reach_tokens, recost, steps_tokens};
 use super::render::{render, Rendered};
 use super::smaller::unfold_larger;
 use super::stubs::summary_steps;
@@ -123,14 +123,13 @@ fn apply<'a>(
     label: &dyn Fn(usize) -> &'a str,
     id: &dyn Fn(usize) -> Cow<'a, str>,
 ) {
-    let n = plans.len();
     // A running total: summing all turns per reduced turn is quadratic in the turns.
     let mut sum = pre_tokens + plans.iter().map(|p| p.tokens).sum::<usize>();
     for &t in turns {
         if sum <= goal {
             return;
         }
-        let before = plans[t].tokens + if t + 1 < n { plans[t + 1].tokens } else { 0 };
+        let before = reach_tokens(plans, t);
         let changed = match cut {
             Cut::Truncate => plans[t].render == Render::Cleaned && truncate_results(h, &mut plans[t], cfg),
             Cut::Mask => plans[t].render == Render::Cleaned && mask_results(h, &mut plans[t], &id(t), ctx),
@@ -161,13 +160,9 @@ fn apply<'a>(
         if !changed {
             continue;
         }
-        plans[t].tokens = cost(h, plans, t, ctx, label, &id(t));
-        // The turn after a new stub may now continue its run.
-        if t + 1 < n {
-            plans[t + 1].tokens = cost(h, plans, t + 1, ctx, label, &id(t + 1));
-        }
-        let after = plans[t].tokens + if t + 1 < n { plans[t + 1].tokens } else { 0 };
-        sum = sum + after - before;
+        // The turns after a new stub may now continue its run.
+        recost(h, plans, t, ctx, label, id);
+        sum = sum + reach_tokens(plans, t) - before;
     }
 }
 
@@ -186,24 +181,25 @@ fn refill<'a>(
     label: &dyn Fn(usize) -> &'a str,
     id: &dyn Fn(usize) -> Cow<'a, str>,
 ) {
-    let n = plans.len();
     let mut sum = pre_tokens + plans.iter().map(|p| p.tokens).sum::<usize>();
-    for &t in order.iter().rev().take(REFILL_TRIES) {
-        let p = &plans[t];
-        if p.earlier || p.by_topic || p.protected || !matches!(p.render, Render::Stub | Render::Summary) {
-            continue;
-        }
-        let before = plans[t].tokens + if t + 1 < n { plans[t + 1].tokens } else { 0 };
+    let folded_here =
+        |p: &TurnPlan| !(p.earlier || p.by_topic || p.protected) && matches!(p.render, Render::Stub | Render::Summary);
+    let candidates: Vec<usize> = order
+        .iter()
+        .rev()
+        .copied()
+        .filter(|&t| folded_here(&plans[t]))
+        .take(REFILL_TRIES)
+        .collect();
+    for t in candidates {
+        let before = reach_tokens(plans, t);
         let (render, reason) = (
             plans[t].render,
             std::mem::replace(&mut plans[t].reason, reasons[t].clone()),
         );
         plans[t].render = Render::Cleaned;
-        plans[t].tokens = cost(h, plans, t, ctx, label, &id(t));
-        if t + 1 < n {
-            plans[t + 1].tokens = cost(h, plans, t + 1, ctx, label, &id(t + 1));
-        }
-        let after = plans[t].tokens + if t + 1 < n { plans[t + 1].tokens } else { 0 };
+        recost(h, plans, t, ctx, label, id);
+        let after = reach_tokens(plans, t);
         if sum + after - before <= goal {
             sum = sum + after - before;
             if plans[t].masked {
@@ -213,14 +209,12 @@ fn refill<'a>(
         }
         plans[t].render = render;
         plans[t].reason = reason;
-        plans[t].tokens = cost(h, plans, t, ctx, label, &id(t));
-        if t + 1 < n {
-            plans[t + 1].tokens = cost(h, plans, t + 1, ctx, label, &id(t + 1));
-        }
+        recost(h, plans, t, ctx, label, id);
     }
 }
 
-/// The turns worth most that [`refill`] tries to bring back.
+/// How many of the folded turns worth most [`refill`] tries to bring back (turns it kept
+/// whole are not counted).
 const REFILL_TRIES: usize = 32;
 
 /// Cuts the turn's huge tool results to head and tail; whether any was cut.
