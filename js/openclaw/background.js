@@ -62,7 +62,6 @@ export function turnMessages(live, ids) {
   const msgs = live.lastMessages;
   if (!r || !msgs) return out;
   const wanted = ids === undefined ? null : new Set(ids);
-  if (wanted?.size === 0) return out;
   for (const t of r.turns ?? []) {
     if (Array.isArray(t.range) && (wanted === null || wanted.has(t.id))) out.set(t.id, msgs.slice(t.range[0], t.range[1]));
   }

@@ -5,6 +5,8 @@ use super::stubs::{stub_run, summary_steps};
 use super::{summary_of, Context, Render, TurnPlan};
 use crate::model::steps::Step;
 use crate::transcript::history::History;
+use std::borrow::Cow;
+use std::ops::Range;
 
 /// The tokens of `steps`.
 pub(super) fn steps_tokens(h: &History, steps: &[Step]) -> usize {
@@ -58,25 +60,28 @@ pub(super) fn cost<'a>(
     steps_tokens(h, &steps)
 }
 
-/// The summed cost of turn `t` and the turns after it whose cost depends on it.
-pub(super) fn reach_tokens(plans: &[TurnPlan], t: usize) -> usize {
-    plans[t..plans.len().min(t + STUB_LISTED + 2)]
-        .iter()
-        .map(|p| p.tokens)
-        .sum()
+/// Turn `t` and the turns after it whose cost depends on what `t` becomes: a stub looks at
+/// up to [`STUB_LISTED`] + 1 turns before it.
+fn reach(plans: &[TurnPlan], t: usize) -> Range<usize> {
+    t..plans.len().min(t + STUB_LISTED + 2)
 }
 
-/// Costs turn `t` again, and the turns after it whose cost depends on it (after a change of
-/// what `t` becomes); the sum of [`reach_tokens`] changes accordingly.
+/// The summed cost of the turns in [`reach`] of `t`.
+pub(super) fn reach_tokens(plans: &[TurnPlan], t: usize) -> usize {
+    plans[reach(plans, t)].iter().map(|p| p.tokens).sum()
+}
+
+/// Costs the turns in [`reach`] of `t` again (after a change of what `t` becomes); the sum of
+/// [`reach_tokens`] changes accordingly.
 pub(super) fn recost<'a>(
     h: &History,
     plans: &mut [TurnPlan],
     t: usize,
     ctx: &Context,
     label: &dyn Fn(usize) -> &'a str,
-    id: &dyn Fn(usize) -> std::borrow::Cow<'a, str>,
+    id: &dyn Fn(usize) -> Cow<'a, str>,
 ) {
-    for k in t..plans.len().min(t + STUB_LISTED + 2) {
+    for k in reach(plans, t) {
         plans[k].tokens = cost(h, plans, k, ctx, label, &id(k));
     }
 }
